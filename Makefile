@@ -1,0 +1,94 @@
+# market: the catalogue, orders and downloads API.
+#
+#   make run     the whole stack with a demo sandbox on 127.0.0.1:8080 (Ctrl-C stops it)
+#   make check   every test: unit tests (plain and under ASan/UBSan), fuzz smoke runs,
+#                end-to-end tests through real nginx, spawn-fcgi and PostgreSQL
+#
+# Both install missing Debian packages first (tools/install-deps).
+
+CC       ?= cc
+BUILD    ?= build
+CPPFLAGS += -Ilib -D_DEFAULT_SOURCE -D_GNU_SOURCE -D_FORTIFY_SOURCE=2
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=c11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla \
+            -fstack-protector-strong -fPIE
+LDFLAGS  += -pie -Wl,-z,relro,-z,now
+PKGS      = libpq json-c libgcrypt
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CPPFLAGS += $(PKG_CFLAGS)
+
+LIB_SRC      := $(wildcard lib/*.c)
+API_SRC      := $(wildcard app/api/*.c)
+WEBHOOKD_SRC := $(wildcard app/webhookd/*.c)
+ADMIN_SRC    := $(wildcard app/admin/*.c)
+UNIT_SRC     := $(wildcard tests/unit/*.c)
+
+obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
+
+PROGRAMS = $(BUILD)/market-api $(BUILD)/market-webhookd $(BUILD)/market-admin
+
+.PHONY: all run check deps unit unit-asan e2e fuzz bench format tidy clean
+all: $(PROGRAMS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/libmarket.a: $(call obj,$(LIB_SRC))
+	ar rcs $@ $^
+
+$(BUILD)/market-api: $(call obj,$(API_SRC)) $(BUILD)/libmarket.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lfcgi $(PKG_LIBS)
+
+$(BUILD)/market-webhookd: $(call obj,$(WEBHOOKD_SRC)) $(BUILD)/libmarket.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lcurl $(PKG_LIBS)
+
+$(BUILD)/market-admin: $(call obj,$(ADMIN_SRC)) $(BUILD)/libmarket.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(BUILD)/unit-tests: $(call obj,$(UNIT_SRC)) $(BUILD)/libmarket.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs check) $(PKG_LIBS)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+deps:
+	tools/install-deps
+
+run: deps
+	$(MAKE) all
+	tools/run
+
+unit: $(BUILD)/unit-tests
+	$(BUILD)/unit-tests
+
+# The pure parts again, built with AddressSanitizer and UndefinedBehaviorSanitizer.
+unit-asan:
+	$(MAKE) BUILD=build/asan CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	        LDFLAGS="-fsanitize=address,undefined" build/asan/unit-tests
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build/asan/unit-tests
+
+fuzz:
+	tests/fuzz/run
+
+e2e: all
+	tests/e2e/run
+
+check: deps
+	$(MAKE) all $(BUILD)/unit-tests
+	$(MAKE) unit
+	$(MAKE) unit-asan
+	$(MAKE) fuzz
+	$(MAKE) e2e
+
+bench: all
+	bench/run
+
+format:
+	clang-format -i lib/*.[ch] app/*/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c
+
+tidy:
+	clang-tidy $(LIB_SRC) $(API_SRC) $(WEBHOOKD_SRC) $(ADMIN_SRC) -- $(CPPFLAGS) -std=c11
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,83 @@
+#include "buf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void buf_reserve(buf *b, size_t extra)
+{
+    if (b->cap - b->len > extra)
+        return;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap - b->len <= extra) {
+        if (cap > ((size_t)-1) / 2)
+            abort();
+        cap *= 2;
+    }
+    char *p = realloc(b->data, cap);
+    if (p == NULL) {
+        fputs("market: out of memory\n", stderr);
+        abort();
+    }
+    b->data = p;
+    b->cap = cap;
+}
+
+void buf_init(buf *b, size_t cap)
+{
+    b->data = NULL;
+    b->len = 0;
+    b->cap = 0;
+    buf_reserve(b, cap);
+    b->data[0] = '\0';
+}
+
+void buf_free(buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+void buf_clear(buf *b)
+{
+    b->len = 0;
+    if (b->data != NULL)
+        b->data[0] = '\0';
+}
+
+void buf_append(buf *b, const void *data, size_t len)
+{
+    buf_reserve(b, len);
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+    b->data[b->len] = '\0';
+}
+
+void buf_puts(buf *b, const char *s)
+{
+    buf_append(b, s, strlen(s));
+}
+
+void buf_putc(buf *b, char c)
+{
+    buf_reserve(b, 1);
+    b->data[b->len++] = c;
+    b->data[b->len] = '\0';
+}
+
+void buf_printf(buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        abort();
+    buf_reserve(b, (size_t)n);
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}

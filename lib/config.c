@@ -1,0 +1,152 @@
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool parse_long(const char *text, long min, long max, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || v < min || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* Reads an integer variable with a default; false (and err set) when it is malformed. */
+static bool env_long(const char *name, long def, long min, long max, long *out, char *err,
+                     size_t errlen)
+{
+    const char *v = getenv(name);
+    if (v == NULL || *v == '\0') {
+        *out = def;
+        return true;
+    }
+    if (parse_long(v, min, max, out))
+        return true;
+    snprintf(err, errlen, "%s must be an integer from %ld to %ld", name, min, max);
+    return false;
+}
+
+static bool load_secret(market_config *cfg, char *err, size_t errlen)
+{
+    const char *path = getenv("MARKET_SECRET_FILE");
+    if (path == NULL || *path == '\0') {
+        snprintf(err, errlen, "MARKET_SECRET_FILE is required");
+        return false;
+    }
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        snprintf(err, errlen, "MARKET_SECRET_FILE %s: %s", path, strerror(errno));
+        return false;
+    }
+    cfg->secret_len = fread(cfg->secret, 1, sizeof cfg->secret, f);
+    fclose(f);
+    /* A trailing newline from an editor or `echo` is not part of the secret. */
+    while (cfg->secret_len > 0 && (cfg->secret[cfg->secret_len - 1] == '\n' ||
+                                   cfg->secret[cfg->secret_len - 1] == '\r'))
+        cfg->secret_len--;
+    if (cfg->secret_len < 32) {
+        snprintf(err, errlen, "MARKET_SECRET_FILE %s must hold at least 32 bytes", path);
+        return false;
+    }
+    return true;
+}
+
+bool config_parse_durations(const char *text, long *out, int max, int *count)
+{
+    int n = 0;
+    const char *p = text;
+    while (*p != '\0') {
+        char *end;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        if (errno != 0 || end == p || v <= 0 || *p == '-' || *p == '+' || *p == ' ')
+            return false;
+        long unit;
+        switch (*end) {
+        case 's': unit = 1; break;
+        case 'm': unit = 60; break;
+        case 'h': unit = 3600; break;
+        case 'd': unit = 86400; break;
+        default: return false;
+        }
+        if (v > 366L * 86400 / unit || n == max)
+            return false;
+        out[n++] = v * unit;
+        p = end + 1;
+        if (*p == ',') {
+            p++;
+            if (*p == '\0')
+                return false;
+        } else if (*p != '\0') {
+            return false;
+        }
+    }
+    if (n == 0)
+        return false;
+    *count = n;
+    return true;
+}
+
+bool config_load(market_config *cfg, int needs, char *err, size_t errlen)
+{
+    memset(cfg, 0, sizeof *cfg);
+    const char *db = getenv("MARKET_DB");
+    cfg->db = db != NULL ? db : "";
+
+    if ((needs & CONFIG_NEED_SECRET) && !load_secret(cfg, err, errlen))
+        return false;
+    if (!env_long("MARKET_RATE_LIMIT", 600, 1, 1000000000, &cfg->rate_limit, err, errlen) ||
+        !env_long("MARKET_KEY_GRACE", 86400, 0, 365L * 86400, &cfg->key_grace, err, errlen) ||
+        !env_long("MARKET_DOWNLOAD_TTL", 3600, 60, 86400, &cfg->download_ttl, err, errlen) ||
+        !env_long("MARKET_WEBHOOK_TIMEOUT", 10, 1, 300, &cfg->webhook_timeout, err, errlen))
+        return false;
+
+    const char *base = getenv("MARKET_DOWNLOAD_BASE_URL");
+    const char *root = getenv("MARKET_FILES_ROOT");
+    if (needs & CONFIG_NEED_DOWNLOADS) {
+        if (base == NULL || (strncmp(base, "https://", 8) != 0 && strncmp(base, "http://", 7) != 0)) {
+            snprintf(err, errlen, "MARKET_DOWNLOAD_BASE_URL is required (an http:// or https:// URL)");
+            return false;
+        }
+        if (root == NULL || root[0] != '/') {
+            snprintf(err, errlen, "MARKET_FILES_ROOT is required (an absolute path)");
+            return false;
+        }
+    }
+    if (base != NULL) {
+        /* Store it without a trailing slash: links are base + "/" + token. */
+        size_t n = strlen(base);
+        while (n > 0 && base[n - 1] == '/')
+            n--;
+        char *copy = strndup(base, n);
+        if (copy == NULL)
+            abort();
+        cfg->download_base_url = copy;
+    }
+    cfg->files_root = root;
+
+    const char *retries = getenv("MARKET_WEBHOOK_RETRIES");
+    if (retries == NULL || *retries == '\0')
+        retries = "5s,5m,30m,2h,5h,10h,10h";
+    if (!config_parse_durations(retries, cfg->webhook_retries, CONFIG_MAX_RETRIES,
+                                &cfg->webhook_retry_count)) {
+        snprintf(err, errlen,
+                 "MARKET_WEBHOOK_RETRIES must be a comma list of durations such as 5s,5m,2h");
+        return false;
+    }
+    const char *ca = getenv("MARKET_WEBHOOK_CA_FILE");
+    cfg->webhook_ca_file = (ca != NULL && *ca != '\0') ? ca : NULL;
+
+    const char *priv = getenv("MARKET_WEBHOOK_ALLOW_PRIVATE");
+    if (priv != NULL && *priv != '\0' && strcmp(priv, "0") != 0 && strcmp(priv, "1") != 0) {
+        snprintf(err, errlen, "MARKET_WEBHOOK_ALLOW_PRIVATE must be 0 or 1");
+        return false;
+    }
+    cfg->webhook_allow_private = priv != NULL && strcmp(priv, "1") == 0;
+    return true;
+}

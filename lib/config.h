@@ -1,0 +1,42 @@
+/* config: the MARKET_* environment, read and checked once at start.
+ *
+ * A missing or invalid setting is reported as one line and the program stops: it is
+ * better not to start than to serve with a half-understood configuration. */
+#ifndef MARKET_CONFIG_H
+#define MARKET_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CONFIG_MAX_RETRIES 32
+#define CONFIG_SECRET_MAX 4096
+
+enum {
+    CONFIG_NEED_SECRET = 1 << 0,    /* MARKET_SECRET_FILE */
+    CONFIG_NEED_DOWNLOADS = 1 << 1, /* MARKET_DOWNLOAD_BASE_URL, MARKET_FILES_ROOT */
+};
+
+typedef struct {
+    const char *db; /* libpq conninfo; "" means libpq's defaults */
+    uint8_t secret[CONFIG_SECRET_MAX];
+    size_t secret_len;
+    long rate_limit;
+    long key_grace;
+    const char *download_base_url; /* without a trailing slash */
+    long download_ttl;
+    const char *files_root;
+    long webhook_timeout;
+    long webhook_retries[CONFIG_MAX_RETRIES]; /* delays in seconds */
+    int webhook_retry_count;
+    const char *webhook_ca_file; /* NULL: none */
+    bool webhook_allow_private;
+} market_config;
+
+/* Fills cfg from the environment. On failure writes one line (no newline) to err. */
+bool config_load(market_config *cfg, int needs, char *err, size_t errlen);
+
+/* Parses "5s,5m,30m,2h" into seconds; false on any malformed element. */
+bool config_parse_durations(const char *text, long *out, int max, int *count);
+
+#endif

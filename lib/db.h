@@ -1,0 +1,53 @@
+/* db: one persistent PostgreSQL connection per process, with prepared statements.
+ *
+ * A statement is a static db_stmt declared next to the code that runs it. It is prepared
+ * on its first use on a connection and executed by name afterwards, so the SQL text is
+ * parsed and planned once per connection. Values are always parameters; SQL text is
+ * never built from input.
+ *
+ * The connection may go away at any time (database restart, network). db_exec then
+ * returns NULL and the caller answers 503; the next call reconnects, at most every
+ * DB_RETRY_MS, so a down database costs callers almost nothing. */
+#ifndef MARKET_DB_H
+#define MARKET_DB_H
+
+#include <libpq-fe.h>
+#include <stdbool.h>
+
+#define DB_RETRY_MS 200
+
+typedef struct {
+    const char *name;
+    const char *sql;
+    int nparams;
+    unsigned long prepared_gen; /* connection generation it was prepared on; 0 = never */
+} db_stmt;
+
+#define DB_STMT(ident, text, n) static db_stmt ident = {#ident, text, n, 0}
+
+typedef struct db db;
+
+/* Opens (lazily) a connection; application_name is shown in pg_stat_activity. */
+db *db_open(const char *conninfo, const char *application_name);
+void db_close(db *d);
+
+/* Ensures the connection is up; false if it is down (after a throttled reconnect try). */
+bool db_ready(db *d);
+
+/* Runs a prepared statement with text parameters (NULL = SQL NULL). Returns NULL when the
+ * connection failed (the caller answers 503), else a result the caller must PQclear,
+ * whose status may still be an error (constraint violation and the like). */
+PGresult *db_exec(db *d, db_stmt *stmt, const char *const *params);
+
+/* Runs a parameterless command (BEGIN, COMMIT, ROLLBACK); true on success. */
+bool db_command(db *d, const char *sql);
+
+/* True when the last failed result was a lost connection rather than an SQL error. */
+bool db_is_down(db *d);
+
+PGconn *db_conn(db *d);
+
+/* The SQLSTATE of a failed result, or "" */
+const char *db_sqlstate(const PGresult *r);
+
+#endif

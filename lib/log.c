@@ -1,0 +1,42 @@
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *program = "market";
+
+void log_set_program(const char *name)
+{
+    program = name;
+}
+
+static void log_line(const char *level, const char *fmt, va_list ap)
+{
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    char line[1024];
+    vsnprintf(line, sizeof line, fmt, ap);
+    /* One fprintf per line so that lines of concurrent workers do not interleave. */
+    fprintf(stderr, "%s %s[%ld] %s: %s\n", stamp, program, (long)getpid(), level, line);
+}
+
+void log_info(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    log_line("info", fmt, ap);
+    va_end(ap);
+}
+
+void log_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    log_line("error", fmt, ap);
+    va_end(ap);
+}

@@ -1,0 +1,80 @@
+#include "money.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void money_format(char *out, size_t outsz, int64_t minor, int exponent)
+{
+    /* Work on the magnitude as unsigned so INT64_MIN is representable. */
+    uint64_t mag = minor < 0 ? (uint64_t)0 - (uint64_t)minor : (uint64_t)minor;
+    uint64_t scale = 1;
+    for (int i = 0; i < exponent; i++)
+        scale *= 10;
+    uint64_t whole = mag / scale;
+    uint64_t frac = mag % scale;
+    const char *sign = minor < 0 ? "-" : "";
+    if (frac == 0) {
+        snprintf(out, outsz, "%s%llu", sign, (unsigned long long)whole);
+        return;
+    }
+    int digits = exponent;
+    while (frac % 10 == 0) { /* drop trailing zeros: 1200.50 -> 1200.5 */
+        frac /= 10;
+        digits--;
+    }
+    snprintf(out, outsz, "%s%llu.%0*llu", sign, (unsigned long long)whole, digits,
+             (unsigned long long)frac);
+}
+
+bool money_parse(const char *text, int exponent, int64_t *minor)
+{
+    const char *p = text;
+    uint64_t value = 0;
+    int int_digits = 0, frac_digits = 0;
+    bool seen_dot = false;
+
+    if (*p == '\0')
+        return false;
+    for (; *p != '\0'; p++) {
+        if (*p == '.') {
+            if (seen_dot || int_digits == 0)
+                return false;
+            seen_dot = true;
+            continue;
+        }
+        if (*p < '0' || *p > '9')
+            return false;
+        if (seen_dot && ++frac_digits > exponent)
+            return false;
+        if (!seen_dot)
+            int_digits++;
+        if (value > (uint64_t)INT64_MAX / 10)
+            return false;
+        value = value * 10 + (uint64_t)(*p - '0');
+    }
+    if (seen_dot && frac_digits == 0)
+        return false;
+    for (; frac_digits < exponent; frac_digits++) {
+        if (value > (uint64_t)INT64_MAX / 10)
+            return false;
+        value *= 10;
+    }
+    if (value > (uint64_t)INT64_MAX)
+        return false;
+    *minor = (int64_t)value;
+    return true;
+}
+
+bool decimal_valid(const char *text)
+{
+    size_t int_digits = strspn(text, "0123456789");
+    if (int_digits < 1 || int_digits > 12)
+        return false;
+    const char *p = text + int_digits;
+    if (*p == '\0')
+        return true;
+    if (*p != '.')
+        return false;
+    size_t frac_digits = strspn(p + 1, "0123456789");
+    return frac_digits >= 1 && frac_digits <= 12 && p[1 + frac_digits] == '\0';
+}

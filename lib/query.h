@@ -1,0 +1,35 @@
+/* query: strict parsing of a URL query string against the parameters a route accepts.
+ *
+ * Every parameter name must be one the route knows, none may repeat, and every name and
+ * value must decode to valid UTF-8 without NUL. The first fault found is reported with
+ * the error code the API answers and the parameter it concerns. */
+#ifndef MARKET_QUERY_H
+#define MARKET_QUERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "arena.h"
+
+#define QUERY_MAX_PARAMS 16
+#define QUERY_MAX_VALUE 2048 /* bytes, decoded */
+
+typedef struct {
+    const char *names[QUERY_MAX_PARAMS]; /* the route's accepted names, NULL-terminated */
+    const char *values[QUERY_MAX_PARAMS]; /* values[i] belongs to names[i]; NULL if absent */
+} query_params;
+
+typedef struct {
+    const char *code;  /* parameter_unknown, parameter_duplicated or parameter_invalid */
+    const char *param; /* the parameter at fault, or NULL when its name is unreadable */
+    const char *message;
+} query_error;
+
+/* names: NULL-terminated list of accepted names (at most QUERY_MAX_PARAMS - 1). */
+bool query_parse(arena *a, const char *qs, const char *const *names, query_params *out,
+                 query_error *err);
+
+/* The value of name, or NULL if it was not given. */
+const char *query_get(const query_params *q, const char *name);
+
+#endif

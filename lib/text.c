@@ -1,0 +1,102 @@
+#include "text.h"
+
+#include <string.h>
+
+bool utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = p[i];
+        if (c == 0)
+            return false;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len;
+        unsigned cp;
+        if (c >= 0xC2 && c <= 0xDF) {
+            len = 2;
+            cp = c & 0x1F;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            len = 3;
+            cp = c & 0x0F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            len = 4;
+            cp = c & 0x07;
+        } else {
+            return false; /* continuation byte, overlong lead (C0, C1) or F5..FF */
+        }
+        if (n - i < len)
+            return false;
+        for (size_t k = 1; k < len; k++) {
+            if ((p[i + k] & 0xC0) != 0x80)
+                return false;
+            cp = (cp << 6) | (p[i + k] & 0x3F);
+        }
+        if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+            (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+size_t utf8_length(const char *s, size_t n)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        if (((unsigned char)s[i] & 0xC0) != 0x80)
+            count++;
+    return count;
+}
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+bool percent_decode(const char *s, size_t n, bool plus_is_space, char *out, size_t *outlen)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '%') {
+            if (n - i < 3)
+                return false;
+            int hi = hex_value(s[i + 1]), lo = hex_value(s[i + 2]);
+            if (hi < 0 || lo < 0)
+                return false;
+            out[o++] = (char)(hi << 4 | lo);
+            i += 2;
+        } else if (c == '+' && plus_is_space) {
+            out[o++] = ' ';
+        } else {
+            out[o++] = c;
+        }
+    }
+    out[o] = '\0';
+    *outlen = o;
+    return utf8_valid(out, o);
+}
+
+bool token_valid(const char *s, size_t max, const char *extra)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > max)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        if (!alnum && (extra == NULL || strchr(extra, c) == NULL))
+            return false;
+    }
+    return true;
+}

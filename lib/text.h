@@ -1,0 +1,23 @@
+/* text: byte-level validation and decoding of untrusted input. */
+#ifndef MARKET_TEXT_H
+#define MARKET_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* True when s[0..n) is well-formed UTF-8 (no overlong forms, no surrogates, nothing
+ * above U+10FFFF) and has no NUL byte. */
+bool utf8_valid(const char *s, size_t n);
+
+/* Number of code points in well-formed UTF-8. */
+size_t utf8_length(const char *s, size_t n);
+
+/* Decodes %XX escapes, and '+' as a space when plus_is_space (query strings), into out,
+ * which must hold n + 1 bytes. Fails on a truncated or non-hex escape, on a decoded NUL
+ * and on a result that is not valid UTF-8. */
+bool percent_decode(const char *s, size_t n, bool plus_is_space, char *out, size_t *outlen);
+
+/* True when s is 1..max characters, each in the set [A-Za-z0-9] plus `extra`. */
+bool token_valid(const char *s, size_t max, const char *extra);
+
+#endif
