@@ -62,11 +62,15 @@ run: deps
 unit: $(BUILD)/unit-tests
 	$(BUILD)/unit-tests
 
-# The pure parts again, built with AddressSanitizer and UndefinedBehaviorSanitizer.
+# The pure parts again, built with AddressSanitizer and UndefinedBehaviorSanitizer. The
+# flags go through the environment so the warning flags above still apply. Check runs the
+# tests in-process (CK_FORK=no) so that LeakSanitizer checks the whole run at exit.
+ASAN_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 unit-asan:
-	$(MAKE) BUILD=build/asan CC=clang CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-	        LDFLAGS="-fsanitize=address,undefined" build/asan/unit-tests
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build/asan/unit-tests
+	CFLAGS="-O1 -g $(ASAN_FLAGS)" LDFLAGS="$(ASAN_FLAGS)" \
+	        $(MAKE) BUILD=build/asan CC=clang build/asan/unit-tests
+	CK_FORK=no ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 build/asan/unit-tests
 
 fuzz:
 	tests/fuzz/run

@@ -61,10 +61,13 @@ bool config_parse_durations(const char *text, long *out, int max, int *count)
     int n = 0;
     const char *p = text;
     while (*p != '\0') {
+        /* Digits first: strtol would also skip any leading white space and take a sign. */
+        if (*p < '0' || *p > '9')
+            return false;
         char *end;
         errno = 0;
         long v = strtol(p, &end, 10);
-        if (errno != 0 || end == p || v <= 0 || *p == '-' || *p == '+' || *p == ' ')
+        if (errno != 0 || v <= 0)
             return false;
         long unit;
         switch (*end) {

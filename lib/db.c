@@ -64,6 +64,17 @@ static bool db_connect(db *d)
         d->down = true;
         return false;
     }
+    /* Timestamps travel as text in cursors: fix their form for the session. */
+    PGresult *r = PQexec(d->conn, "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'");
+    bool set_ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    PQclear(r);
+    if (!set_ok) {
+        log_error("database session setup failed: %s", PQerrorMessage(d->conn));
+        PQfinish(d->conn);
+        d->conn = NULL;
+        d->down = true;
+        return false;
+    }
     if (d->down)
         log_info("database connection restored");
     d->down = false;

@@ -78,3 +78,28 @@ bool decimal_valid(const char *text)
     size_t frac_digits = strspn(p + 1, "0123456789");
     return frac_digits >= 1 && frac_digits <= 12 && p[1 + frac_digits] == '\0';
 }
+
+int decimal_compare(const char *a, const char *b)
+{
+    /* Skip leading zeros, then a longer integer part is larger; equal lengths compare
+     * digit by digit, then the fractions (missing digits count as zeros). */
+    while (a[0] == '0' && a[1] >= '0' && a[1] <= '9')
+        a++;
+    while (b[0] == '0' && b[1] >= '0' && b[1] <= '9')
+        b++;
+    size_t ai = strspn(a, "0123456789"), bi = strspn(b, "0123456789");
+    if (ai != bi)
+        return ai < bi ? -1 : 1;
+    int c = strncmp(a, b, ai);
+    if (c != 0)
+        return c < 0 ? -1 : 1;
+    const char *af = a[ai] == '.' ? a + ai + 1 : "";
+    const char *bf = b[bi] == '.' ? b + bi + 1 : "";
+    while (*af != '\0' || *bf != '\0') {
+        char x = *af != '\0' ? *af++ : '0';
+        char y = *bf != '\0' ? *bf++ : '0';
+        if (x != y)
+            return x < y ? -1 : 1;
+    }
+    return 0;
+}

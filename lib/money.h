@@ -21,4 +21,7 @@ bool money_parse(const char *text, int exponent, int64_t *minor);
  * digits, optionally a dot and 1..12 fractional digits. */
 bool decimal_valid(const char *text);
 
+/* Compares two texts that pass decimal_valid by value: <0, 0 or >0. */
+int decimal_compare(const char *a, const char *b);
+
 #endif

@@ -1,0 +1,153 @@
+#include "auth.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "crypto.h"
+#include "text.h"
+
+#define KEY_MIN_RANDOM 32
+#define KEY_MAX_LEN 200
+
+/* Looks the key up by its hash and, only if it is usable, counts this request in the
+ * current one-minute window. The counter only moves while under the limit, so a rejected
+ * request does not count, and the row lock of the upsert serialises every worker on
+ * every host: a burst gets exactly `limit` successes. count is NULL when over the limit. */
+DB_STMT(auth_and_count,
+        "WITH k AS ("
+        "  SELECT id, account_id, mode, access,"
+        "         revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) AS usable,"
+        "         revoked_at IS NOT NULL AS revoked"
+        "    FROM api_keys WHERE key_hash = decode($1, 'hex')),"
+        " w AS (SELECT floor(extract(epoch FROM now()) / 60)::bigint AS win,"
+        "              60 - floor(extract(epoch FROM now()))::bigint % 60 AS reset),"
+        " c AS ("
+        "  INSERT INTO rate_counters (key_id, window_start, count)"
+        "  SELECT k.id, w.win, 1 FROM k, w WHERE k.usable"
+        "  ON CONFLICT (key_id, window_start) DO UPDATE SET count = rate_counters.count + 1"
+        "   WHERE rate_counters.count < $2::integer"
+        "  RETURNING count)"
+        "SELECT k.id, k.account_id, k.mode, k.access, k.usable, k.revoked,"
+        "       (SELECT count FROM c), w.reset"
+        "  FROM k, w",
+        2);
+
+DB_STMT(prune_windows,
+        "DELETE FROM rate_counters WHERE window_start < floor(extract(epoch FROM now()) / 60) - 1",
+        0);
+
+static bool unauthorized(request *r, const char *code, const char *message, bool presented)
+{
+    response_header(r, "WWW-Authenticate",
+                    presented ? "Bearer realm=\"market\", error=\"invalid_token\""
+                              : "Bearer realm=\"market\"");
+    return respond_error(r, 401, "authentication_error", code, NULL, "%s", message);
+}
+
+/* Checks the key's shape before any database work: a prefix and enough random letters. */
+static bool key_well_formed(const char *key)
+{
+    const char *rest;
+    if (strncmp(key, "sk_live_", 8) == 0 || strncmp(key, "sk_test_", 8) == 0)
+        rest = key + 8;
+    else
+        return false;
+    size_t n = strlen(rest);
+    return n >= KEY_MIN_RANDOM && n <= KEY_MAX_LEN && token_valid(rest, KEY_MAX_LEN, NULL);
+}
+
+static void set_rate_headers(request *r)
+{
+    char text[32];
+    snprintf(text, sizeof text, "%ld", r->rate_limit);
+    response_header(r, "X-RateLimit-Limit", text);
+    snprintf(text, sizeof text, "%ld", r->rate_remaining);
+    response_header(r, "X-RateLimit-Remaining", text);
+    snprintf(text, sizeof text, "%ld", r->rate_reset);
+    response_header(r, "X-RateLimit-Reset", text);
+}
+
+bool auth_check(request *r)
+{
+    const char *h = r->authorization;
+    if (h == NULL || *h == '\0')
+        return unauthorized(r, "missing_api_key",
+                            "no API key: send Authorization: Bearer <key>", false);
+    if (strncasecmp(h, "Bearer ", 7) != 0)
+        return unauthorized(r, "invalid_api_key",
+                            "the Authorization header must use the Bearer scheme", true);
+    const char *key = h + 7;
+    while (*key == ' ')
+        key++;
+    if (!key_well_formed(key))
+        return unauthorized(r, "invalid_api_key", "the API key is not valid", true);
+
+    uint8_t hash[SHA256_LEN];
+    crypto_sha256(key, strlen(key), hash);
+    static const char digits[] = "0123456789abcdef";
+    char hexbuf[2 * SHA256_LEN + 1];
+    for (int i = 0; i < SHA256_LEN; i++) {
+        hexbuf[2 * i] = digits[hash[i] >> 4];
+        hexbuf[2 * i + 1] = digits[hash[i] & 15];
+    }
+    hexbuf[2 * SHA256_LEN] = '\0';
+
+    char limit[24];
+    snprintf(limit, sizeof limit, "%ld", r->w->cfg.rate_limit);
+    const char *params[] = {hexbuf, limit};
+    PGresult *res = request_query(r, &auth_and_count, params);
+    if (res == NULL)
+        return false;
+    if (PQntuples(res) == 0)
+        return unauthorized(r, "invalid_api_key", "the API key is not valid", true);
+    if (col(res, 0, 4)[0] != 't') {
+        if (col(res, 0, 5)[0] == 't')
+            return unauthorized(r, "invalid_api_key", "the API key was revoked", true);
+        return unauthorized(r, "api_key_expired",
+                            "the API key expired after its rotation; use the new key", true);
+    }
+
+    /* Key and mode must agree; a mismatch would be a corrupt row, not a client error. */
+    const char *mode = col(res, 0, 2);
+    if (strncmp(key + 3, mode, 4) != 0)
+        return unauthorized(r, "invalid_api_key", "the API key is not valid", true);
+
+    r->caller.key_id = col(res, 0, 0);
+    r->caller.account_id = col(res, 0, 1);
+    r->caller.mode = mode;
+    r->caller.read_write = strcmp(col(res, 0, 3), "read-write") == 0;
+    r->rate_known = true;
+    r->rate_limit = r->w->cfg.rate_limit;
+    r->rate_reset = col_int(res, 0, 7);
+    if (r->rate_reset < 1)
+        r->rate_reset = 1;
+
+    if (col_null(res, 0, 6)) {
+        r->rate_remaining = 0;
+        set_rate_headers(r);
+        char retry[24];
+        snprintf(retry, sizeof retry, "%ld", r->rate_reset);
+        response_header(r, "Retry-After", retry);
+        return respond_error(r, 429, "rate_limit_error", "rate_limited", NULL,
+                             "over %ld requests in this minute; retry in %ld s", r->rate_limit,
+                             r->rate_reset);
+    }
+    long count = (long)col_int(res, 0, 6);
+    r->rate_remaining = count >= r->rate_limit ? 0 : r->rate_limit - count;
+    set_rate_headers(r);
+    return true;
+}
+
+bool auth_has_scope(const request *r, const char *scope)
+{
+    if (r->caller.read_write)
+        return true;
+    return strcmp(scope, "products:read") == 0 || strcmp(scope, "orders:read") == 0;
+}
+
+void auth_prune_windows(worker *w)
+{
+    PGresult *res = db_exec(w->db, &prune_windows, NULL);
+    if (res != NULL)
+        PQclear(res);
+}

@@ -1,0 +1,227 @@
+/* market-api: the FastCGI worker.
+ *
+ * spawn-fcgi hands it a listening socket as fd 0; it accepts one request at a time,
+ * checks it in the order of contract section 2 (key, rate limit, route, scope, input),
+ * runs the route's handler and writes the response. Many such processes (multiwatch
+ * restarts any that dies) share the socket; they share nothing else but PostgreSQL. */
+#include <fcgiapp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "auth.h"
+#include "handlers.h"
+#include "log.h"
+#include "request.h"
+#include "text.h"
+
+#define ARENA_BLOCK (64 * 1024)
+#define PRUNE_EVERY_SECONDS 60
+
+static const char *status_text(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 201: return "Created";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 410: return "Gone";
+    case 413: return "Payload Too Large";
+    case 415: return "Unsupported Media Type";
+    case 429: return "Too Many Requests";
+    case 503: return "Service Unavailable";
+    default: return "Internal Server Error";
+    }
+}
+
+static bool worker_init(worker *w)
+{
+    char err[512];
+    if (!crypto_init()) {
+        log_error("libgcrypt is too old");
+        return false;
+    }
+    if (!config_load(&w->cfg, CONFIG_NEED_SECRET | CONFIG_NEED_DOWNLOADS, err, sizeof err)) {
+        fprintf(stderr, "market-api: %s\n", err);
+        return false;
+    }
+    crypto_derive(w->cfg.secret, w->cfg.secret_len, "market cursor v1", w->cursor_key);
+    crypto_derive(w->cfg.secret, w->cfg.secret_len, "market download link v1", w->link_key);
+    crypto_derive(w->cfg.secret, w->cfg.secret_len, "market webhook secret v1", w->secret_key);
+
+    /* The file location is the path part of the download base URL: "/files" for
+     * "http://host:8080/files". */
+    const char *scheme_end = strstr(w->cfg.download_base_url, "://");
+    const char *path = strchr(scheme_end + 3, '/');
+    w->files_prefix = path != NULL ? path : "";
+    w->db = db_open(w->cfg.db, "market-api");
+    db_ready(w->db); /* connect now if we can; requests reconnect if we cannot */
+    return true;
+}
+
+/* Reads what the handlers need from the FastCGI parameters. */
+static void request_begin(request *r, FCGX_Request *fcgi)
+{
+    FCGX_ParamArray env = fcgi->envp;
+    r->fcgi = fcgi;
+    r->method = FCGX_GetParam("REQUEST_METHOD", env);
+    if (r->method == NULL)
+        r->method = "GET";
+
+    /* The raw request URI, as the client sent it: nginx's $uri is decoded and merged. */
+    const char *uri = FCGX_GetParam("REQUEST_URI", env);
+    if (uri == NULL)
+        uri = FCGX_GetParam("DOCUMENT_URI", env);
+    if (uri == NULL)
+        uri = "/";
+    r->path = uri;
+    r->path_len = strcspn(uri, "?");
+    r->query = uri[r->path_len] == '?' ? uri + r->path_len + 1 : "";
+
+    r->content_type = FCGX_GetParam("CONTENT_TYPE", env);
+    const char *length = FCGX_GetParam("CONTENT_LENGTH", env);
+    r->content_length = (length != NULL && *length != '\0') ? strtoll(length, NULL, 10) : -1;
+    r->authorization = FCGX_GetParam("HTTP_AUTHORIZATION", env);
+    r->idempotency_key = FCGX_GetParam("HTTP_IDEMPOTENCY_KEY", env);
+
+    /* Echo a sane client id; else nginx's $request_id (REQUEST_ID) so that the access log
+     * and the response agree; else one of our own. */
+    const char *id = FCGX_GetParam("HTTP_X_REQUEST_ID", env);
+    if (id == NULL || !token_valid(id, 64, "._-"))
+        id = FCGX_GetParam("REQUEST_ID", env);
+    if (id == NULL || !token_valid(id, 64, "._-")) {
+        char *fresh = arena_alloc(r->arena, 33);
+        memcpy(fresh, "req_", 4);
+        crypto_random_alnum(fresh + 4, 24);
+        id = fresh;
+    }
+    r->request_id = id;
+    r->status = 200;
+}
+
+static void run_handler(request *r)
+{
+    switch (r->match.route) {
+    case ROUTE_PRODUCTS_LIST: handle_products_list(r); break;
+    case ROUTE_PRODUCT_GET: handle_product_get(r); break;
+    case ROUTE_SELLER_GET: handle_seller_get(r); break;
+    case ROUTE_ORDERS_LIST: handle_orders_list(r); break;
+    case ROUTE_DOWNLOAD_LINK: handle_download_link(r); break;
+    case ROUTE_WEBHOOKS_CREATE: handle_webhooks_create(r); break;
+    case ROUTE_FILE: handle_file(r); break;
+    case ROUTE_NONE: respond_internal(r); break;
+    }
+}
+
+/* The order of checks of contract section 2: 401, 429, 404/405, 403, then the handler
+ * (which answers 400/413/415 for its input). The download location is outside /v1 and
+ * takes no API key: the token in its path is the credential. */
+static void dispatch(request *r)
+{
+    match_result m = route_find(r->method, r->path, r->path_len, r->w->files_prefix, &r->match);
+    if (m == MATCH_OK && r->match.route == ROUTE_FILE) {
+        handle_file(r);
+        return;
+    }
+    if (!auth_check(r))
+        return;
+    if (m == MATCH_NOT_FOUND) {
+        respond_error(r, 404, "invalid_request_error", "route_not_found", NULL,
+                      "no route %s %.*s", r->method, (int)(r->path_len > 200 ? 200 : r->path_len),
+                      r->path);
+        return;
+    }
+    if (m == MATCH_METHOD_NOT_ALLOWED) {
+        response_header(r, "Allow", r->match.allow);
+        respond_error(r, 405, "invalid_request_error", "method_not_allowed", NULL,
+                      "%s is not allowed here; allowed: %s", r->method, r->match.allow);
+        return;
+    }
+    if (!auth_has_scope(r, r->match.scope)) {
+        respond_error(r, 403, "permission_error", "insufficient_scope", NULL,
+                      "this API key lacks the scope %s", r->match.scope);
+        return;
+    }
+    run_handler(r);
+}
+
+static void write_response(request *r, FCGX_Request *fcgi)
+{
+    buf *h = r->headers;
+    buf head;
+    buf_init(&head, 512);
+    buf_printf(&head, "Status: %d %s\r\n", r->status, status_text(r->status));
+    /* The file handler answers with an X-Accel-Redirect and sets its own type. */
+    if (r->match.route != ROUTE_FILE || r->status != 200)
+        buf_puts(&head, "Content-Type: application/json; charset=utf-8\r\n");
+    buf_printf(&head, "X-Request-Id: %s\r\n", r->request_id);
+    buf_puts(&head, "Cache-Control: no-store\r\n");
+    if (r->match.route != ROUTE_FILE || r->status != 200)
+        buf_printf(&head, "Content-Length: %zu\r\n", r->body->len);
+    buf_append(&head, h->data, h->len);
+    buf_puts(&head, "\r\n");
+    FCGX_PutStr(head.data, (int)head.len, fcgi->out);
+    if (strcmp(r->method, "HEAD") != 0)
+        FCGX_PutStr(r->body->data, (int)r->body->len, fcgi->out);
+    buf_free(&head);
+}
+
+static void request_end(request *r)
+{
+    for (int i = 0; i < r->result_count; i++)
+        PQclear(r->results[i]);
+    if (r->json_body != NULL)
+        json_object_put(r->json_body);
+}
+
+int main(void)
+{
+    log_set_program("market-api");
+    signal(SIGPIPE, SIG_IGN);
+    static worker w;
+    if (!worker_init(&w))
+        return 1;
+    if (FCGX_Init() != 0) {
+        log_error("FCGX_Init failed");
+        return 1;
+    }
+    FCGX_Request fcgi;
+    FCGX_InitRequest(&fcgi, 0, 0);
+
+    arena a;
+    arena_init(&a, ARENA_BLOCK);
+    buf body, headers;
+    buf_init(&body, 64 * 1024);
+    buf_init(&headers, 1024);
+    time_t last_prune = 0;
+
+    while (FCGX_Accept_r(&fcgi) >= 0) {
+        request r;
+        memset(&r, 0, sizeof r);
+        r.w = &w;
+        r.arena = &a;
+        r.body = &body;
+        r.headers = &headers;
+        buf_clear(&body);
+        buf_clear(&headers);
+        request_begin(&r, &fcgi);
+        dispatch(&r);
+        write_response(&r, &fcgi);
+        FCGX_Finish_r(&fcgi);
+        request_end(&r);
+        arena_reset(&a);
+
+        time_t now = time(NULL);
+        if (now - last_prune >= PRUNE_EVERY_SECONDS) {
+            last_prune = now;
+            auth_prune_windows(&w);
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,22 @@
+/* paging: the parts of cursor pagination every list route shares (contract section 5). */
+#ifndef MARKET_PAGING_H
+#define MARKET_PAGING_H
+
+#include "buf.h"
+#include "request.h"
+
+#define PAGE_DEFAULT 20
+#define PAGE_MAX 100
+
+/* Parses `limit` (NULL = default); answers 400 parameter_invalid on anything but an
+ * integer 1..100 written plainly. */
+bool paging_limit(request *r, const char *text, int *limit);
+
+/* Decodes `cursor` against the context the request builds; NULL text means first page
+ * (fields untouched, true). Answers 400 cursor_invalid on failure. */
+bool paging_cursor(request *r, const buf *context, const char *text, char **fields, int n);
+
+/* Writes "next_cursor": the cursor for fields, or null when fields is NULL. */
+void paging_write_next(request *r, const buf *context, const char *const *fields, int n);
+
+#endif

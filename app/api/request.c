@@ -1,0 +1,231 @@
+#include "request.h"
+
+#include <fcgiapp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "text.h"
+
+void respond_json(request *r, int status)
+{
+    r->status = status;
+    buf_clear(r->body);
+    jw_init(&r->json, r->body);
+}
+
+static bool respond_verror(request *r, int status, const char *type, const char *code,
+                           const char *param, const char *fmt, va_list ap)
+{
+    char message[512];
+    vsnprintf(message, sizeof message, fmt, ap);
+    respond_json(r, status);
+    json_writer *j = &r->json;
+    jw_object_begin(j);
+    jw_key(j, "error");
+    jw_object_begin(j);
+    jw_kv_string(j, "type", type);
+    jw_kv_string(j, "code", code);
+    jw_kv_string(j, "message", message);
+    if (param != NULL)
+        jw_kv_string(j, "param", param);
+    jw_kv_string(j, "request_id", r->request_id);
+    jw_object_end(j);
+    jw_object_end(j);
+    return false;
+}
+
+bool respond_error(request *r, int status, const char *type, const char *code, const char *param,
+                   const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    respond_verror(r, status, type, code, param, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+bool respond_invalid(request *r, const char *code, const char *param, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    respond_verror(r, 400, "invalid_request_error", code, param, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+bool respond_missing(request *r, const char *what)
+{
+    return respond_error(r, 404, "invalid_request_error", "resource_missing", "id",
+                         "no such %s", what);
+}
+
+bool respond_unavailable(request *r)
+{
+    response_header(r, "Retry-After", "1");
+    return respond_error(r, 503, "api_error", "service_unavailable", NULL,
+                         "the service is temporarily unavailable, retry shortly");
+}
+
+bool respond_internal(request *r)
+{
+    return respond_error(r, 500, "api_error", "internal_error", NULL,
+                         "an internal error occurred; quote the request_id when reporting it");
+}
+
+void response_header(request *r, const char *name, const char *value)
+{
+    /* A CR or LF in a value would let it inject headers: refuse rather than send. */
+    if (strpbrk(value, "\r\n") != NULL) {
+        log_error("refused a header %s with a line break", name);
+        return;
+    }
+    buf_printf(r->headers, "%s: %s\r\n", name, value);
+}
+
+static PGresult *request_keep(request *r, PGresult *res)
+{
+    if (r->result_count == REQUEST_MAX_RESULTS)
+        abort(); /* handlers run a few statements; more is a programming error */
+    r->results[r->result_count++] = res;
+    return res;
+}
+
+PGresult *request_query_raw(request *r, db_stmt *stmt, const char *const *params)
+{
+    PGresult *res = db_exec(r->w->db, stmt, params);
+    if (res == NULL) {
+        respond_unavailable(r);
+        return NULL;
+    }
+    return request_keep(r, res);
+}
+
+PGresult *request_query(request *r, db_stmt *stmt, const char *const *params)
+{
+    PGresult *res = request_query_raw(r, stmt, params);
+    if (res == NULL)
+        return NULL;
+    ExecStatusType st = PQresultStatus(res);
+    if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
+        log_error("request %s: statement %s failed: %s", r->request_id, stmt->name,
+                  PQresultErrorMessage(res));
+        respond_internal(r);
+        return NULL;
+    }
+    return res;
+}
+
+bool request_parse_query(request *r, const char *const *names, query_params *out)
+{
+    query_error err;
+    if (query_parse(r->arena, r->query, names, out, &err))
+        return true;
+    return respond_invalid(r, err.code, err.param, "%s", err.message);
+}
+
+static bool content_type_is_json(const char *ct)
+{
+    /* "application/json", optionally followed by parameters such as "; charset=utf-8". */
+    if (ct == NULL || strncasecmp(ct, "application/json", 16) != 0)
+        return false;
+    return ct[16] == '\0' || ct[16] == ';' || ct[16] == ' ';
+}
+
+/* Reads the body into the arena; false (413 answered) when it is over the limit. */
+static bool read_body(request *r, char **data, size_t *len)
+{
+    FCGX_Request *fcgi = r->fcgi;
+    if (r->content_length > REQUEST_MAX_BODY)
+        return respond_error(r, 413, "invalid_request_error", "body_too_large", NULL,
+                             "the request body is over %d bytes", REQUEST_MAX_BODY);
+    char *p = arena_alloc(r->arena, REQUEST_MAX_BODY + 2);
+    int n = FCGX_GetStr(p, REQUEST_MAX_BODY + 1, fcgi->in);
+    if (n < 0)
+        n = 0;
+    if (n > REQUEST_MAX_BODY)
+        return respond_error(r, 413, "invalid_request_error", "body_too_large", NULL,
+                             "the request body is over %d bytes", REQUEST_MAX_BODY);
+    p[n] = '\0';
+    *data = p;
+    *len = (size_t)n;
+    return true;
+}
+
+bool request_json_body(request *r, const char *const *fields, json_object **out)
+{
+    *out = NULL;
+    char *data = NULL;
+    size_t len = 0;
+    if (r->content_length > 0 && !content_type_is_json(r->content_type))
+        return respond_error(r, 415, "invalid_request_error", "unsupported_media_type", NULL,
+                             "the request body must be application/json");
+    if (!read_body(r, &data, &len))
+        return false;
+    if (len == 0)
+        return true;
+    if (!content_type_is_json(r->content_type))
+        return respond_error(r, 415, "invalid_request_error", "unsupported_media_type", NULL,
+                             "the request body must be application/json");
+    if (!utf8_valid(data, len))
+        return respond_invalid(r, "body_invalid_json", NULL, "the body is not valid UTF-8 JSON");
+
+    json_tokener *tok = json_tokener_new_ex(16);
+    if (tok == NULL)
+        abort();
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+    json_object *obj = json_tokener_parse_ex(tok, data, (int)len);
+    size_t end = json_tokener_get_parse_end(tok);
+    bool complete = json_tokener_get_error(tok) == json_tokener_success &&
+                    strspn(data + end, " \t\r\n") == len - end;
+    json_tokener_free(tok);
+    if (obj != NULL)
+        r->json_body = obj; /* released by request_end, whatever happens next */
+    if (!complete || !json_object_is_type(obj, json_type_object))
+        return respond_invalid(r, "body_invalid_json", NULL,
+                               "the body must be one JSON object");
+
+    json_object_object_foreach(obj, key, value)
+    {
+        (void)value;
+        bool known = false;
+        for (int i = 0; fields[i] != NULL && !known; i++)
+            known = strcmp(fields[i], key) == 0;
+        if (!known)
+            return respond_invalid(r, "parameter_unknown", arena_strndup(r->arena, key, 64),
+                                   "unknown field %.64s", key);
+    }
+    *out = obj;
+    return true;
+}
+
+const char *request_path_param(request *r, const char *name, size_t max)
+{
+    const char *raw = r->match.param;
+    size_t raw_len = r->match.param_len;
+    char *out = arena_alloc(r->arena, raw_len + 1);
+    size_t len;
+    if (raw_len > 3 * max || !percent_decode(raw, raw_len, false, out, &len) || len > max) {
+        respond_invalid(r, "parameter_invalid", name,
+                        "%s must be at most %zu bytes of valid percent-encoded UTF-8", name, max);
+        return NULL;
+    }
+    return out;
+}
+
+const char *col(const PGresult *res, int row, int column)
+{
+    return PQgetvalue(res, row, column);
+}
+
+bool col_null(const PGresult *res, int row, int column)
+{
+    return PQgetisnull(res, row, column);
+}
+
+long long col_int(const PGresult *res, int row, int column)
+{
+    return strtoll(PQgetvalue(res, row, column), NULL, 10);
+}

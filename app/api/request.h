@@ -1,0 +1,121 @@
+/* request: everything one API request carries, from FastCGI input to response bytes.
+ *
+ * A request lives from FCGX_Accept to FCGX_Finish. All its memory comes from its arena,
+ * all its PGresults are cleared and its parsed JSON body is released by request_end(),
+ * so handlers allocate freely and never free. */
+#ifndef MARKET_REQUEST_H
+#define MARKET_REQUEST_H
+
+#include <json-c/json.h>
+#include <libpq-fe.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "buf.h"
+#include "config.h"
+#include "crypto.h"
+#include "db.h"
+#include "json_out.h"
+#include "query.h"
+#include "route.h"
+
+#define REQUEST_MAX_RESULTS 16
+#define REQUEST_MAX_BODY (16 * 1024)
+
+/* The process-wide state every request shares (one per worker process). */
+typedef struct {
+    market_config cfg;
+    db *db;
+    uint8_t cursor_key[SHA256_LEN]; /* MAC key of pagination cursors */
+    uint8_t link_key[SHA256_LEN];   /* MAC key of download link tokens */
+    uint8_t secret_key[SHA256_LEN]; /* encryption key of webhook secrets at rest */
+    const char *files_prefix;       /* path of MARKET_DOWNLOAD_BASE_URL, e.g. "/files" */
+} worker;
+
+/* The authenticated API key. */
+typedef struct {
+    const char *key_id;     /* api_keys.id as text */
+    const char *account_id;
+    const char *mode;       /* "live" or "test" */
+    bool read_write;
+} api_caller;
+
+typedef struct request {
+    worker *w;
+    arena *arena;
+    void *fcgi; /* FCGX_Request *, kept opaque to handlers */
+
+    /* Input, as FastCGI gave it. Absent headers are NULL. */
+    const char *method;
+    const char *path; /* up to '?' (not NUL-terminated there: use path_len) */
+    size_t path_len;
+    const char *query;
+    const char *content_type;
+    long long content_length; /* -1 when absent */
+    const char *authorization;
+    const char *idempotency_key;
+    const char *request_id;
+
+    route_match match;
+    api_caller caller;
+
+    /* Rate-limit headers: set once the key is known. */
+    bool rate_known;
+    long rate_limit, rate_remaining, rate_reset;
+
+    /* Response. */
+    int status;
+    buf *headers; /* extra "Name: value\r\n" lines */
+    buf *body;
+    json_writer json; /* writes into body */
+
+    PGresult *results[REQUEST_MAX_RESULTS];
+    int result_count;
+    json_object *json_body;
+} request;
+
+/* Starts a JSON response with status: clears the body and points r->json at it. */
+void respond_json(request *r, int status);
+
+/* Replaces the response with the error envelope of contract section 4. param may be NULL.
+ * Returns false so that callers can `return respond_error(...)` from bool functions. */
+bool respond_error(request *r, int status, const char *type, const char *code, const char *param,
+                   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* Shorthands for the common errors. */
+bool respond_invalid(request *r, const char *code, const char *param, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+bool respond_missing(request *r, const char *what);
+bool respond_unavailable(request *r);
+bool respond_internal(request *r);
+
+/* Adds a response header. The value must not contain CR or LF (it is checked). */
+void response_header(request *r, const char *name, const char *value);
+
+/* Runs a prepared statement for this request. On a lost database it answers 503, on an
+ * SQL error 500 (logged), and returns NULL; else the result, owned by the request. */
+PGresult *request_query(request *r, db_stmt *stmt, const char *const *params);
+
+/* Like request_query but keeps SQL errors for the caller (status not OK is returned, still
+ * owned by the request) so it can map a constraint violation to a 4xx. NULL = db down. */
+PGresult *request_query_raw(request *r, db_stmt *stmt, const char *const *params);
+
+/* Parses the query string against the route's accepted names; answers 400 on failure. */
+bool request_parse_query(request *r, const char *const *names, query_params *out);
+
+/* Reads and parses a JSON object body. No body at all gives *out = NULL and true.
+ * Answers 415 (not application/json), 413 (over 16 KiB), 400 body_invalid_json (not a
+ * JSON object), 400 parameter_unknown (a field outside `fields`) and returns false. */
+bool request_json_body(request *r, const char *const *fields, json_object **out);
+
+/* Decodes the route's path parameter (percent-decoding, UTF-8, no NUL, <= max bytes);
+ * answers 400 parameter_invalid with param `name` and returns NULL on failure. */
+const char *request_path_param(request *r, const char *name, size_t max);
+
+/* Result helpers: the text of a column (never NULL: "" for SQL NULL) and NULL-ness. */
+const char *col(const PGresult *res, int row, int column);
+bool col_null(const PGresult *res, int row, int column);
+long long col_int(const PGresult *res, int row, int column);
+
+#endif

@@ -1,0 +1,103 @@
+/* GET /v1/sellers/:id: a seller's profile (shared by both modes) with the number of
+ * published products and one page of its catalogue in the caller's mode, newest first.
+ * One statement: the profile columns repeat on every product row, and a seller with no
+ * product in this mode comes back as one row with NULL product columns. */
+#include <stdio.h>
+#include <string.h>
+
+#include "catalogue.h"
+#include "cursor.h"
+#include "handlers.h"
+#include "paging.h"
+
+#define SELLER_SQL(keyset)                                                                      \
+    "SELECT s.id, s.name, s.bio, s.website,"                                                    \
+    "       to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),"        \
+    "       (SELECT count(*) FROM products c"                                                   \
+    "         WHERE c.seller_id = s.id AND c.mode = $2 AND c.status = 'published'),"            \
+    "       " PRODUCT_ITEM_COLUMNS ", p.created_at::text"                                        \
+    "  FROM sellers s"                                                                          \
+    "  LEFT JOIN LATERAL (SELECT * FROM products p"                                             \
+    "                      WHERE p.seller_id = s.id AND p.mode = $2 AND p.status = 'published'" \
+    keyset "                      ORDER BY p.created_at DESC, p.id DESC LIMIT $3) p ON true"   \
+    " WHERE s.id = $1"                                                                          \
+    " ORDER BY p.created_at DESC, p.id DESC"
+
+DB_STMT(seller_first_page, SELLER_SQL(""), 3);
+DB_STMT(seller_next_page,
+        SELLER_SQL(" AND (p.created_at, p.id) < ($4::timestamptz, $5)"), 5);
+
+enum { C_ID, C_NAME, C_BIO, C_WEBSITE, C_CREATED, C_COUNT, C_ITEM, C_KEY = C_ITEM + PRODUCT_ITEM_NCOLS };
+
+void handle_seller_get(request *r)
+{
+    static const char *const names[] = {"limit", "cursor", NULL};
+    query_params qp;
+    int limit;
+    if (!request_parse_query(r, names, &qp) || !paging_limit(r, query_get(&qp, "limit"), &limit))
+        return;
+    const char *handle = request_path_param(r, "id", 255);
+    if (handle == NULL)
+        return;
+    if (!catalogue_handle_valid(handle)) {
+        respond_missing(r, "seller");
+        return;
+    }
+
+    buf ctx;
+    buf_init(&ctx, 128);
+    buf_puts(&ctx, "GET /v1/sellers/:id;");
+    cursor_context_add(&ctx, "mode", r->caller.mode);
+    cursor_context_add(&ctx, "seller", handle);
+    char *after[2];
+    const char *cursor_text = query_get(&qp, "cursor");
+    if (!paging_cursor(r, &ctx, cursor_text, after, 2))
+        goto done;
+
+    char limit_plus_one[16];
+    snprintf(limit_plus_one, sizeof limit_plus_one, "%d", limit + 1);
+    const char *params[] = {handle, r->caller.mode, limit_plus_one,
+                            cursor_text ? after[0] : NULL, cursor_text ? after[1] : NULL};
+    PGresult *res =
+        request_query(r, cursor_text ? &seller_next_page : &seller_first_page, params);
+    if (res == NULL)
+        goto done;
+    if (PQntuples(res) == 0) {
+        respond_missing(r, "seller");
+        goto done;
+    }
+
+    int rows = PQntuples(res);
+    if (rows == 1 && col_null(res, 0, C_ITEM))
+        rows = 0; /* the seller has no product on this page */
+    bool more = rows > limit;
+    if (more)
+        rows = limit;
+
+    respond_json(r, 200);
+    json_writer *j = &r->json;
+    jw_object_begin(j);
+    jw_kv_string(j, "id", col(res, 0, C_ID));
+    jw_kv_string(j, "name", col(res, 0, C_NAME));
+    jw_kv_string(j, "bio", col(res, 0, C_BIO));
+    jw_kv_string(j, "website", col_null(res, 0, C_WEBSITE) ? NULL : col(res, 0, C_WEBSITE));
+    jw_kv_string(j, "created_at", col(res, 0, C_CREATED));
+    jw_kv_int(j, "product_count", col_int(res, 0, C_COUNT));
+    jw_key(j, "products");
+    jw_object_begin(j);
+    jw_key(j, "data");
+    jw_array_begin(j);
+    for (int i = 0; i < rows; i++)
+        catalogue_write_item(j, res, i, C_ITEM);
+    jw_array_end(j);
+    if (more) {
+        const char *last[2] = {col(res, rows - 1, C_KEY), col(res, rows - 1, C_ITEM)};
+        paging_write_next(r, &ctx, last, 2);
+    } else {
+        paging_write_next(r, &ctx, NULL, 0);
+    }
+    jw_object_end(j);
+    jw_object_end(j);
+done:
+    buf_free(&ctx);
+}

@@ -1,0 +1,48 @@
+/* netcheck: may the service send a request to this host?
+ *
+ * Webhook URLs are chosen by API clients, so without a check a client could make the
+ * service call its own database, a cloud metadata endpoint or anything else on the
+ * private network (server-side request forgery). Only public unicast addresses pass.
+ * POST /v1/webhooks checks the host when a subscription is created, and market-webhookd
+ * checks it again at every delivery and then connects to exactly the addresses it
+ * checked, so that a DNS answer that changes in between (DNS rebinding) cannot redirect
+ * a delivery. */
+#ifndef MARKET_NETCHECK_H
+#define MARKET_NETCHECK_H
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+#define NETCHECK_MAX_ADDRS 4
+
+/* True when sa is a public unicast IPv4 or IPv6 address. Refused: unspecified,
+ * "this network" 0/8, loopback, private 10/8 172.16/12 192.168/16, CGNAT 100.64/10,
+ * link-local, IETF and documentation ranges, benchmarking 198.18/15, multicast,
+ * reserved 240/4 and broadcast; for IPv6 everything outside global unicast 2000::/3 and
+ * the special and documentation blocks inside it; IPv4-mapped, NAT64 and 6to4 addresses
+ * are judged by the IPv4 address they carry. */
+bool netcheck_addr_public(const struct sockaddr *sa);
+
+typedef enum {
+    NETCHECK_OK,
+    NETCHECK_UNRESOLVED, /* the name does not resolve (or the resolver failed) */
+    NETCHECK_FORBIDDEN,  /* it is, or resolves to, a non-public address */
+} netcheck_status;
+
+typedef struct {
+    int count;                                  /* 1..NETCHECK_MAX_ADDRS after OK */
+    char addrs[NETCHECK_MAX_ADDRS][INET6_ADDRSTRLEN]; /* numeric text, no brackets */
+    int families[NETCHECK_MAX_ADDRS];           /* AF_INET or AF_INET6 */
+} netcheck_result;
+
+/* Resolves host (a name or a numeric address, IPv6 without brackets) and checks every
+ * address it resolves to: one non-public address refuses the host, because a client
+ * could otherwise hide a private address among public ones. allow_private
+ * (MARKET_WEBHOOK_ALLOW_PRIVATE=1) skips the address check but still resolves. On
+ * NETCHECK_OK, out holds the first addresses in the resolver's preference order, the ones
+ * to connect to. Blocks for as long as the system resolver takes. */
+netcheck_status netcheck_host(const char *host, bool allow_private, netcheck_result *out);
+
+#endif
