@@ -120,10 +120,8 @@ static PGresult *db_checked(db *d, PGresult *r)
     return r;
 }
 
-PGresult *db_exec(db *d, db_stmt *stmt, const char *const *params)
+static PGresult *db_exec_once(db *d, db_stmt *stmt, const char *const *params)
 {
-    if (!db_ready(d))
-        return NULL;
     if (stmt->prepared_gen != d->generation) {
         PGresult *r = db_checked(d, PQprepare(d->conn, stmt->name, stmt->sql, stmt->nparams, NULL));
         if (r == NULL)
@@ -138,6 +136,20 @@ PGresult *db_exec(db *d, db_stmt *stmt, const char *const *params)
     }
     PGresult *r = PQexecPrepared(d->conn, stmt->name, stmt->nparams, params, NULL, NULL, 0);
     return db_checked(d, r);
+}
+
+PGresult *db_exec(db *d, db_stmt *stmt, const char *const *params)
+{
+    if (!db_ready(d))
+        return NULL;
+    /* A connection that broke while idle (database restarted, backend terminated) is
+     * found by the first statement after it. Nothing ran on it, so reconnect at once and
+     * run the statement again rather than fail a request the database could serve. */
+    bool idle = PQtransactionStatus(d->conn) == PQTRANS_IDLE;
+    PGresult *r = db_exec_once(d, stmt, params);
+    if (r == NULL && idle && db_connect(d))
+        r = db_exec_once(d, stmt, params);
+    return r;
 }
 
 bool db_command(db *d, const char *sql)

@@ -13,6 +13,9 @@ void log_set_program(const char *name)
 }
 
 static void log_line(const char *level, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
+static void log_line(const char *level, const char *fmt, va_list ap)
 {
     char stamp[32];
     time_t now = time(NULL);
