@@ -1,5 +1,6 @@
 #include "route.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 typedef struct {
@@ -18,6 +19,12 @@ static const route_def routes[] = {
     {ROUTE_WEBHOOKS_CREATE, "POST", "/v1/webhooks", "webhooks:write"},
 };
 
+/* "." and ".." name a folder, not a resource: such paths match no route. */
+static bool is_dot_segment(const char *s, size_t n)
+{
+    return (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.');
+}
+
 /* Matches path against pattern; on success stores the parameter segment. */
 static int pattern_match(const char *pattern, const char *path, size_t len, const char **param,
                          size_t *param_len)
@@ -30,8 +37,8 @@ static int pattern_match(const char *pattern, const char *path, size_t len, cons
             size_t start = i;
             while (i < len && path[i] != '/')
                 i++;
-            if (i == start)
-                return 0; /* empty parameter: "/v1/products/" */
+            if (i == start || is_dot_segment(path + start, i - start))
+                return 0; /* empty parameter ("/v1/products/") or a dot segment */
             *param = path + start;
             *param_len = i - start;
             continue;
@@ -51,7 +58,7 @@ static match_result match_file(const char *method, const char *path, size_t len,
         return MATCH_NOT_FOUND;
     const char *token = path + plen + 1;
     size_t token_len = len - plen - 1;
-    if (memchr(token, '/', token_len) != NULL)
+    if (memchr(token, '/', token_len) != NULL || is_dot_segment(token, token_len))
         return MATCH_NOT_FOUND;
     m->route = ROUTE_FILE;
     m->param = token;

@@ -13,6 +13,7 @@
 
 #include "auth.h"
 #include "handlers.h"
+#include "idempotency.h"
 #include "log.h"
 #include "request.h"
 #include "text.h"
@@ -125,11 +126,8 @@ static void run_handler(request *r)
 static void dispatch(request *r)
 {
     match_result m = route_find(r->method, r->path, r->path_len, r->w->files_prefix, &r->match);
-    if (m == MATCH_OK && r->match.route == ROUTE_FILE) {
-        handle_file(r);
-        return;
-    }
-    if (!auth_check(r))
+    bool file = r->match.route == ROUTE_FILE; /* no key: 405 or the handler, below */
+    if (!file && !auth_check(r))
         return;
     if (m == MATCH_NOT_FOUND) {
         respond_error(r, 404, "invalid_request_error", "route_not_found", NULL,
@@ -141,6 +139,10 @@ static void dispatch(request *r)
         response_header(r, "Allow", r->match.allow);
         respond_error(r, 405, "invalid_request_error", "method_not_allowed", NULL,
                       "%s is not allowed here; allowed: %s", r->method, r->match.allow);
+        return;
+    }
+    if (file) {
+        handle_file(r);
         return;
     }
     if (!auth_has_scope(r, r->match.scope)) {
@@ -221,6 +223,7 @@ int main(void)
         if (now - last_prune >= PRUNE_EVERY_SECONDS) {
             last_prune = now;
             auth_prune_windows(&w);
+            idem_prune(&w);
         }
     }
     return 0;

@@ -5,7 +5,4 @@ static void absent(request *r)
 {
     respond_error(r, 404, "invalid_request_error", "route_not_found", NULL, "no such route");
 }
-void handle_orders_list(request *r) { absent(r); }
-void handle_download_link(request *r) { absent(r); }
 void handle_webhooks_create(request *r) { absent(r); }
-void handle_file(request *r) { absent(r); }

@@ -51,6 +51,11 @@ static void write_tiers(json_writer *j, const PGresult *res, int exponent, const
 
 void handle_product_get(request *r)
 {
+    /* The route takes no query parameter: any one given is parameter_unknown. */
+    static const char *const names[] = {NULL};
+    query_params qp;
+    if (!request_parse_query(r, names, &qp))
+        return;
     const char *id = request_path_param(r, "id", 255);
     if (id == NULL)
         return;

@@ -194,7 +194,8 @@ bool request_json_body(request *r, const char *const *fields, json_object **out)
         for (int i = 0; fields[i] != NULL && !known; i++)
             known = strcmp(fields[i], key) == 0;
         if (!known)
-            return respond_invalid(r, "parameter_unknown", arena_strndup(r->arena, key, 64),
+            return respond_invalid(r, "parameter_unknown",
+                                   arena_strndup(r->arena, key, strnlen(key, 64)),
                                    "unknown field %.64s", key);
     }
     *out = obj;

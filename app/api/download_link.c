@@ -1,0 +1,111 @@
+/* POST /v1/downloads/:id/link: mints a fresh download link.
+ *
+ * Body: none, or {"expires_in": 60..86400} (default MARKET_DOWNLOAD_TTL). A download of
+ * another account or mode, or of an order that is neither paid nor refunded, is 404 (never
+ * 403: its existence is not the caller's business); one of the caller's refunded orders
+ * is 409 order_refunded. Honours Idempotency-Key (idempotency.h).
+ *
+ * One statement looks the download up and, only for a paid order, records the link, so
+ * a mint costs one round trip (three with an Idempotency-Key: claim, mint, store). */
+#include <stdio.h>
+#include <string.h>
+
+#include "catalogue.h"
+#include "handlers.h"
+#include "idempotency.h"
+#include "links.h"
+
+#define ROUTE_NAME "POST /v1/downloads/:id/link"
+
+DB_STMT(download_link_mint,
+        "WITH d AS ("
+        "  SELECT d.id, o.status FROM downloads d JOIN orders o ON o.id = d.order_id"
+        "   WHERE d.id = $1 AND o.account_id = $2 AND o.mode = $3"
+        "     AND o.status IN ('paid', 'refunded')),"
+        " ins AS ("
+        "  INSERT INTO download_tokens (download_id, token_hash, link_id, expires_at)"
+        "  SELECT d.id, decode($4, 'hex'), decode($5, 'hex'),"
+        "         now() + make_interval(secs => $6::integer)"
+        "    FROM d WHERE d.status = 'paid'"
+        "  RETURNING expires_at)"
+        "SELECT d.status, (SELECT " SQL_UTC_TEXT("ins.expires_at") " FROM ins) FROM d",
+        6);
+
+/* expires_in, if given, must be a JSON integer (not 60.0, not "60") within the bounds. */
+static bool parse_expires_in(request *r, json_object *body, long *ttl)
+{
+    *ttl = r->w->cfg.download_ttl;
+    json_object *v;
+    if (body == NULL || !json_object_object_get_ex(body, "expires_in", &v))
+        return true;
+    int64_t n = json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : 0;
+    if (n < LINK_TTL_MIN || n > LINK_TTL_MAX)
+        return respond_invalid(r, "parameter_invalid", "expires_in",
+                               "expires_in must be an integer number of seconds from %d to %d",
+                               LINK_TTL_MIN, LINK_TTL_MAX);
+    *ttl = (long)n;
+    return true;
+}
+
+static void respond_link(request *r, const char *download, const char *token,
+                         const char *expires_at)
+{
+    respond_json(r, 201);
+    json_writer *j = &r->json;
+    jw_object_begin(j);
+    jw_kv_string(j, "object", "download_link");
+    jw_kv_string(j, "download", download);
+    jw_kv_string(j, "url", link_url(r, token));
+    jw_kv_string(j, "expires_at", expires_at);
+    jw_object_end(j);
+}
+
+/* The effect: answers 201, 404 or 409 (or 5xx from request_query). */
+static void mint(request *r, const char *download, long ttl)
+{
+    if (!catalogue_id_valid(download, "dl_")) {
+        respond_missing(r, "download");
+        return;
+    }
+    link_fresh link;
+    link_generate(r->w, &link);
+    char ttl_text[16];
+    snprintf(ttl_text, sizeof ttl_text, "%ld", ttl);
+    const char *params[] = {download,      r->caller.account_id, r->caller.mode,
+                            link.hash_hex, link.id_hex,          ttl_text};
+    PGresult *res = request_query(r, &download_link_mint, params);
+    if (res == NULL)
+        return;
+    if (PQntuples(res) == 0) {
+        respond_missing(r, "download");
+        return;
+    }
+    if (strcmp(col(res, 0, 0), "refunded") == 0) {
+        respond_error(r, 409, "invalid_request_error", "order_refunded", "id",
+                      "the order of this download was refunded; its links no longer work");
+        return;
+    }
+    respond_link(r, download, link.token, col(res, 0, 1));
+}
+
+void handle_download_link(request *r)
+{
+    static const char *const no_params[] = {NULL};
+    static const char *const fields[] = {"expires_in", NULL};
+    query_params qp;
+    json_object *body;
+    long ttl;
+    if (!request_parse_query(r, no_params, &qp))
+        return;
+    const char *download = request_path_param(r, "id", 255);
+    if (download == NULL || !request_json_body(r, fields, &body) ||
+        !parse_expires_in(r, body, &ttl))
+        return;
+
+    idem_state st;
+    if (!idem_begin(r, ROUTE_NAME, &st))
+        return;
+    if (idem_guard(r, &st))
+        mint(r, download, ttl);
+    idem_finish(r, &st);
+}

@@ -1,0 +1,173 @@
+#include "idempotency.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "crypto.h"
+
+/* Claims the key. A fresh key inserts; a key whose row is older than the window takes the
+ * row over; a live key conflicts and returns nothing, after waiting for the transaction
+ * that holds it (if any) to end. The conflicting row stays locked until we end ours. */
+DB_STMT(idem_claim,
+        "INSERT INTO idempotency_keys AS k"
+        "       (api_key_id, idem_key, route, request_hash, status, body)"
+        " VALUES ($1::bigint, $2, $3, decode($4, 'hex'), 0, '')"
+        " ON CONFLICT (api_key_id, idem_key) DO UPDATE"
+        "   SET route = EXCLUDED.route, request_hash = EXCLUDED.request_hash,"
+        "       status = 0, body = '', created_at = now()"
+        " WHERE k.created_at <= now() - " IDEM_WINDOW_SQL " RETURNING 1",
+        4);
+
+/* Run as a statement of its own after a conflict: its snapshot is taken after the wait,
+ * so it sees the row the other transaction committed (one statement with the INSERT
+ * would not). */
+DB_STMT(idem_read,
+        "SELECT request_hash = decode($3, 'hex'), status, body FROM idempotency_keys"
+        " WHERE api_key_id = $1::bigint AND idem_key = $2",
+        3);
+
+DB_STMT(idem_store,
+        "UPDATE idempotency_keys SET status = $3::smallint, body = $4"
+        " WHERE api_key_id = $1::bigint AND idem_key = $2",
+        4);
+
+/* Bounded, so that a backlog (a worker pool that was down for a while) is worked off in
+ * small steps instead of one long statement. */
+DB_STMT(idem_prune_old,
+        "DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY("
+        "  SELECT ctid FROM idempotency_keys WHERE created_at <= now() - " IDEM_WINDOW_SQL
+        "   LIMIT 1000))",
+        0);
+
+static bool key_valid(const char *key)
+{
+    size_t n = strlen(key);
+    if (n < 1 || n > IDEM_KEY_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (key[i] < 0x20 || key[i] > 0x7e)
+            return false;
+    }
+    return true;
+}
+
+/* Appends a length-prefixed field, so that no two different requests share an input. */
+static void hash_field(buf *in, const char *data, size_t len)
+{
+    buf_printf(in, "%zu:", len);
+    buf_append(in, data, len);
+}
+
+/* Hex SHA-256 of method, route, raw path parameter and the body as parsed. */
+static void request_hash(request *r, const char *route, char hex[2 * SHA256_LEN + 1])
+{
+    buf in;
+    buf_init(&in, 1024);
+    hash_field(&in, r->method, strlen(r->method));
+    hash_field(&in, route, strlen(route));
+    hash_field(&in, r->match.param != NULL ? r->match.param : "", r->match.param_len);
+    const char *body = r->json_body != NULL
+                           ? json_object_to_json_string_ext(r->json_body, JSON_C_TO_STRING_PLAIN)
+                           : "";
+    hash_field(&in, body, strlen(body));
+    uint8_t digest[SHA256_LEN];
+    crypto_sha256(in.data, in.len, digest);
+    buf_clear(&in);
+    hex_encode(&in, digest, sizeof digest);
+    memcpy(hex, in.data, 2 * SHA256_LEN + 1);
+    buf_free(&in);
+}
+
+static void end_transaction(request *r, const char *command)
+{
+    if (!db_command(r->w->db, command) && strcmp(command, "COMMIT") == 0)
+        respond_unavailable(r);
+}
+
+/* The key is taken and live: replay its response, or refuse another request under it. */
+static bool answer_existing(request *r, const char *hash)
+{
+    const char *params[] = {r->caller.key_id, r->idempotency_key, hash};
+    PGresult *res = request_query(r, &idem_read, params);
+    if (res == NULL)
+        return false;
+    if (PQntuples(res) != 1 || strcmp(col(res, 0, 0), "t") != 0)
+        return respond_error(r, 409, "invalid_request_error", "idempotency_conflict", NULL,
+                             "this Idempotency-Key was used with another request");
+    int status = (int)col_int(res, 0, 1);
+    if (status == 0) /* not reachable while claims wait on the index; never replay it */
+        return respond_error(r, 409, "invalid_request_error", "idempotency_conflict", NULL,
+                             "a request with this Idempotency-Key is still in progress");
+    r->status = status;
+    buf_clear(r->body);
+    buf_puts(r->body, col(res, 0, 2));
+    response_header(r, "Idempotent-Replayed", "true");
+    return false;
+}
+
+bool idem_begin(request *r, const char *route, idem_state *st)
+{
+    st->active = false;
+    if (r->idempotency_key == NULL)
+        return true;
+    if (!key_valid(r->idempotency_key))
+        return respond_invalid(r, "idempotency_key_invalid", NULL,
+                               "Idempotency-Key must be 1 to %d printable ASCII characters",
+                               IDEM_KEY_MAX);
+    char hash[2 * SHA256_LEN + 1];
+    request_hash(r, route, hash);
+    if (!db_command(r->w->db, "BEGIN"))
+        return respond_unavailable(r);
+
+    const char *params[] = {r->caller.key_id, r->idempotency_key, route, hash};
+    PGresult *res = request_query(r, &idem_claim, params);
+    if (res != NULL && PQntuples(res) == 1) {
+        st->active = true;
+        return true;
+    }
+    if (res != NULL)
+        answer_existing(r, hash);
+    end_transaction(r, "ROLLBACK");
+    return false;
+}
+
+static bool in_transaction(request *r)
+{
+    PGconn *c = db_conn(r->w->db);
+    return c != NULL && PQtransactionStatus(c) == PQTRANS_INTRANS;
+}
+
+bool idem_guard(request *r, const idem_state *st)
+{
+    if (!st->active || in_transaction(r))
+        return true;
+    return respond_unavailable(r);
+}
+
+void idem_finish(request *r, idem_state *st)
+{
+    if (!st->active)
+        return;
+    st->active = false;
+    if (r->status >= 500 || !in_transaction(r)) {
+        if (r->status < 500)
+            respond_unavailable(r); /* the transaction, effect included, is gone */
+        end_transaction(r, "ROLLBACK");
+        return;
+    }
+    char status[8];
+    snprintf(status, sizeof status, "%d", r->status);
+    const char *params[] = {r->caller.key_id, r->idempotency_key, status, r->body->data};
+    if (request_query(r, &idem_store, params) == NULL) {
+        end_transaction(r, "ROLLBACK");
+        return;
+    }
+    end_transaction(r, "COMMIT");
+}
+
+void idem_prune(worker *w)
+{
+    PGresult *res = db_exec(w->db, &idem_prune_old, NULL);
+    if (res != NULL)
+        PQclear(res);
+}

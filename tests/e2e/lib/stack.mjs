@@ -1,0 +1,164 @@
+// Helpers for the end-to-end tests: they talk to a running stack through real nginx,
+// the FastCGI workers and PostgreSQL.
+//
+// tests/e2e/run starts a fresh stack (tools/stack up) and exports its variables before it
+// runs `node --test`; to run one file against a stack of your own:
+//
+//   eval "$(tools/stack up --dir /tmp/mystack --port 18080)"
+//   node --test tests/e2e/smoke.test.mjs
+//
+// Exports:
+//   BASE_URL, DOWNLOAD_BASE_URL, FILES_ROOT, MARKET_DB, MARKET_ADMIN, STACK_DIR,
+//   API_PIDFILE, WEBHOOKD_PIDFILE     the stack's variables (see tools/stack)
+//   TLS                               {ca, cert, key}: file paths of a test CA and of a
+//                                     certificate for localhost and 127.0.0.1 signed by
+//                                     it; the stack's market-webhookd trusts the CA
+//                                     (MARKET_WEBHOOK_CA_FILE), so an HTTPS receiver can
+//                                     be a node:https server with {cert, key}
+//   api(path, opts)                   one HTTP request -> {status, headers, json, text}
+//   admin(args, input)                run market-admin, return its stdout (throws on failure)
+//   adminResult(args, input)          run market-admin, return {status, stdout, stderr}
+//   importDoc(doc)                    market-admin import of a JS object
+//   newKey({account, mode, access})   market-admin key create; returns the key
+//   psql(sql)                         run SQL, return psql's unaligned tuples-only output
+//   uniqueId(prefix)                  a fresh identifier such as acct_e2e_k3j9x2a1
+//   waitFor(fn, opts)                 poll until fn() returns a truthy value
+//
+// The stack's processes read the MARKET_* variables tests/e2e/run set before starting it
+// (MARKET_WEBHOOK_ALLOW_PRIVATE=1, MARKET_WEBHOOK_RETRIES=1s,2s,4s unless set otherwise).
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+
+const env = process.env;
+
+export const BASE_URL = env.BASE_URL;
+export const DOWNLOAD_BASE_URL = env.DOWNLOAD_BASE_URL;
+export const FILES_ROOT = env.FILES_ROOT;
+export const MARKET_DB = env.MARKET_DB;
+export const MARKET_ADMIN = env.MARKET_ADMIN;
+export const STACK_DIR = env.STACK_DIR;
+export const API_PIDFILE = env.API_PIDFILE;
+export const WEBHOOKD_PIDFILE = env.WEBHOOKD_PIDFILE;
+export const TLS = { ca: env.E2E_TLS_CA, cert: env.E2E_TLS_CERT, key: env.E2E_TLS_KEY };
+
+function need(name) {
+  if (!env[name]) {
+    throw new Error(`${name} is not set: run the end-to-end tests with tests/e2e/run, ` +
+      'or eval the output of tools/stack up first');
+  }
+  return env[name];
+}
+
+/**
+ * One HTTP request to the stack. `path` is relative to BASE_URL ("/v1/products?limit=3")
+ * or an absolute URL (a download link). Redirects are not followed.
+ *
+ *   key      API key sent as "Authorization: Bearer <key>"
+ *   method   default GET
+ *   body     an object or array is sent as JSON (with Content-Type: application/json
+ *            unless headers say otherwise); a string or Buffer is sent as it is
+ *   headers  extra request headers
+ *
+ * Returns {status, headers (a Headers object), text, json (parsed body, or undefined when
+ * the body is not JSON), body (a Buffer of the raw bytes)}.
+ */
+export async function api(path, { key, method = 'GET', body, headers = {} } = {}) {
+  const url = /^https?:\/\//.test(path) ? path : need('BASE_URL') + path;
+  const h = { ...headers };
+  if (key !== undefined) h.Authorization = `Bearer ${key}`;
+  let payload = body;
+  if (body !== undefined && body !== null && typeof body === 'object' && !Buffer.isBuffer(body)) {
+    payload = JSON.stringify(body);
+    if (!Object.keys(h).some((k) => k.toLowerCase() === 'content-type')) {
+      h['Content-Type'] = 'application/json';
+    }
+  }
+  const res = await fetch(url, { method, headers: h, body: payload, redirect: 'manual' });
+  const raw = Buffer.from(await res.arrayBuffer());
+  const text = raw.toString('utf8');
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json, body: raw };
+}
+
+function adminEnv() {
+  // market-admin reads MARKET_DB and MARKET_SECRET_FILE (exported by tools/stack); the
+  // files root and the download base are those of the stack as well.
+  return {
+    ...env,
+    MARKET_FILES_ROOT: env.FILES_ROOT ?? env.MARKET_FILES_ROOT,
+    MARKET_DOWNLOAD_BASE_URL: env.DOWNLOAD_BASE_URL ?? env.MARKET_DOWNLOAD_BASE_URL,
+  };
+}
+
+/** Runs market-admin with `args` (an array) and optional stdin `input`: {status, stdout, stderr}. */
+export function adminResult(args, input) {
+  const r = spawnSync(need('MARKET_ADMIN'), args, {
+    input, env: adminEnv(), encoding: 'utf8', maxBuffer: 64 << 20,
+  });
+  if (r.error) throw r.error;
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Runs market-admin and returns its stdout; throws (with its stderr) on a non-zero exit. */
+export function admin(args, input) {
+  const r = adminResult(args, input);
+  if (r.status !== 0) {
+    const err = new Error(`market-admin ${args.join(' ')} exited with ${r.status}: ${r.stderr.trim()}`);
+    Object.assign(err, r);
+    throw err;
+  }
+  return r.stdout;
+}
+
+/** market-admin import of a document in the format of contract section 9. */
+export function importDoc(doc) {
+  return admin(['import', '-'], JSON.stringify(doc));
+}
+
+/** Creates an API key and returns it (market-admin prints the key alone). */
+export function newKey({ account, mode = 'test', access = 'read-write' }) {
+  if (!account) throw new Error('newKey needs an account');
+  return admin(['key', 'create', '--account', account, '--mode', mode, '--access', access]).trim();
+}
+
+/**
+ * Runs SQL (one or more statements) with psql on the stack's database and returns the
+ * output trimmed: unaligned, tuples only, one row per line, fields separated by "|".
+ * Throws on an SQL error.
+ */
+export function psql(sql) {
+  const r = spawnSync('psql', ['-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-d', need('MARKET_DB'), '-f', '-'], {
+    input: sql, encoding: 'utf8', maxBuffer: 64 << 20,
+  });
+  if (r.error) throw r.error;
+  if (r.status !== 0) throw new Error(`psql failed (${r.status}): ${r.stderr.trim()}`);
+  return r.stdout.trim();
+}
+
+/** A fresh identifier: prefix + 8 random lowercase letters and digits. */
+export function uniqueId(prefix = 'e2e_') {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  const bytes = randomBytes(8);
+  let s = '';
+  for (const b of bytes) s += alphabet[b % alphabet.length];
+  return prefix + s;
+}
+
+/**
+ * Calls fn (sync or async) every `interval` ms until it returns a truthy value, which is
+ * returned; throws after `timeout` ms with `message`.
+ */
+export async function waitFor(fn, { timeout = 10000, interval = 100, message = 'condition' } = {}) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() >= deadline) throw new Error(`timed out after ${timeout} ms waiting for ${message}`);
+    await new Promise((resolve) => setTimeout(resolve, interval));
+  }
+}
