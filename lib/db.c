@@ -46,6 +46,12 @@ void db_close(db *d)
     free(d);
 }
 
+static void ignore_notice(void *arg, const char *message)
+{
+    (void)arg;
+    (void)message;
+}
+
 static bool db_connect(db *d)
 {
     if (d->conn != NULL) {
@@ -64,8 +70,11 @@ static bool db_connect(db *d)
         d->down = true;
         return false;
     }
-    /* Timestamps travel as text in cursors: fix their form for the session. */
-    PGresult *r = PQexec(d->conn, "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'");
+    /* Timestamps travel as text in cursors: fix their form for the session. Notices
+     * (a search of only stop words, say) are not errors and must not reach the log. */
+    PQsetNoticeProcessor(d->conn, ignore_notice, NULL);
+    PGresult *r = PQexec(d->conn, "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; "
+                                  "SET client_min_messages = warning");
     bool set_ok = PQresultStatus(r) == PGRES_COMMAND_OK;
     PQclear(r);
     if (!set_ok) {

@@ -1,0 +1,242 @@
+// The worker pool under trouble: PostgreSQL stopped (503 service_unavailable with
+// Retry-After, then normal answers again within about 2 s of its return, with the same
+// workers), database connections cut, a worker killed with SIGKILL (multiwatch replaces
+// it; at most the one request it was serving fails, with nginx's JSON 502), and hostile
+// input that must never kill a worker.
+//
+// It stops and starts the stack's own PostgreSQL (tests/e2e/run runs one file at a time),
+// and always leaves it running.
+import { test, before, beforeEach, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, statSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { userInfo } from 'node:os';
+import { api, importDoc, newKey, psql, uniqueId, waitFor, API_PIDFILE, BASE_URL, STACK_DIR } from './lib/stack.mjs';
+import { assertError, assertRateHeaders, pool, rawRequest, sleep } from './fixtures/expect.mjs';
+
+const run = uniqueId('');
+const account = `acct_res_${run}`;
+const seller = `res-${run}`;
+const product = `prod_res_${run}`;
+let key; // a fresh read-only key for each test: 600 requests a minute each
+let rwKey;
+
+before(() => {
+  importDoc({
+    mode: 'test',
+    accounts: [{ id: account, email: `${account}@example.com` }],
+    sellers: [{ id: seller, account, name: 'Sturdy Shop' }],
+    products: [{
+      id: product, seller, title: 'Sturdy Product', description: 'survives', category: `res-${run}`,
+      currency: 'USD', status: 'published',
+      tiers: [{ id: `tier_res_${run}`, name: 'Personal', price: 2, licence: {} }],
+    }],
+  });
+  rwKey = newKey({ account, mode: 'test', access: 'read-write' });
+});
+
+beforeEach(() => {
+  key = newKey({ account, mode: 'test', access: 'read-only' });
+});
+
+// ---- PostgreSQL of the stack, driven like tools/stack does --------------------------
+const PGDATA = `${STACK_DIR}/pg`;
+function pgCtl(...args) {
+  const version = readFileSync(`${PGDATA}/PG_VERSION`, 'utf8').trim();
+  const bin = `/usr/lib/postgresql/${version}/bin/pg_ctl`;
+  const owner = statSync(PGDATA).uid;
+  const cmd = userInfo().uid === owner
+    ? [bin, ...args]
+    : ['runuser', '-u', execFileSync('id', ['-nu', String(owner)], { encoding: 'utf8' }).trim(), '--', bin, ...args];
+  return spawnSync(cmd[0], cmd.slice(1), { cwd: '/', encoding: 'utf8' });
+}
+const pgRunning = () => pgCtl('status', '-D', PGDATA).status === 0;
+function pgStart() {
+  const r = pgCtl('start', '-D', PGDATA, '-l', `${STACK_DIR}/log/postgresql.log`, '-w', '-t', '60', '-s');
+  assert.equal(r.status, 0, `pg_ctl start: ${r.stderr}`);
+}
+function pgStop() {
+  const r = pgCtl('stop', '-D', PGDATA, '-m', 'fast', '-w', '-t', '60', '-s');
+  assert.equal(r.status, 0, `pg_ctl stop: ${r.stderr}`);
+}
+
+// Whatever happens in a test, the next file gets a running database.
+after(() => {
+  if (!pgRunning()) pgStart();
+});
+
+function workers() {
+  const multiwatch = readFileSync(API_PIDFILE, 'utf8').trim();
+  return execFileSync('ps', ['--ppid', multiwatch, '-o', 'pid='], { encoding: 'utf8' })
+    .split('\n').map((s) => s.trim()).filter(Boolean).sort();
+}
+
+/** Nothing of the implementation leaks into an error message. */
+function assertNoLeak(res) {
+  const message = res.json?.error?.message ?? '';
+  assert.doesNotMatch(message, /postgres|libpq|\bPQ[a-z]|SQL|socket|\/tmp|\/var|\.c:|connection to server|FATAL|ERROR:/i,
+    `no internals in ${res.text.slice(0, 300)}`);
+}
+
+test('database connections cut by the server: the next requests reconnect and succeed', async () => {
+  const pids = workers();
+  // Warm every worker so each holds a connection, then cut them all.
+  await pool(Array.from({ length: 20 }, () => () => api('/v1/products?limit=1', { key })), 4);
+  const cut = psql(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'market-api'`);
+  assert.ok(Number(cut) >= 1, 'some worker connections were cut');
+  for (let i = 0; i < 3 * pids.length; i++) {
+    const res = await api('/v1/products?limit=1', { key });
+    assert.equal(res.status, 200, `request ${i} after the cut: ${res.text.slice(0, 200)}`);
+  }
+  assert.deepEqual(workers(), pids, 'no worker restarted');
+});
+
+test('PostgreSQL down: 503 service_unavailable with Retry-After; back up: 200 within ~2 s, same workers', async (t) => {
+  const pids = workers();
+  assert.equal((await api('/v1/products?limit=1', { key })).status, 200);
+  pgStop();
+  try {
+    const paths = ['/v1/products?limit=1', `/v1/products/${product}`, `/v1/sellers/${seller}`, '/v1/nope', '/v1/orders'];
+    // Enough requests that every worker meets the outage, some twice in a row.
+    for (let round = 0; round < 3; round++) {
+      for (const path of paths) {
+        const res = await api(path, { key, headers: { 'X-Request-Id': `down-${round}` } });
+        assertError(res, 503, 'api_error', 'service_unavailable', null);
+        assert.equal(res.headers.get('x-request-id'), `down-${round}`);
+        const retry = res.headers.get('retry-after');
+        assert.match(retry ?? '', /^[1-9]\d*$/, 'Retry-After in whole seconds');
+        assertNoLeak(res);
+      }
+    }
+    // Concurrently, too: every answer is the same JSON 503, none hangs.
+    const burst = await pool(Array.from({ length: 30 }, () => () => api('/v1/products?limit=1', { key })), 10);
+    for (const res of burst) assertError(res, 503, 'api_error', 'service_unavailable', null);
+    // Checks that need no database still answer: 401 for a missing or malformed key.
+    assertError(await api('/v1/products'), 401, 'authentication_error', 'missing_api_key', null);
+    assertError(await api('/v1/products', { headers: { Authorization: 'Bearer nope' } }), 401, 'authentication_error', 'invalid_api_key', null);
+    assert.deepEqual(workers(), pids, 'the workers stay up while the database is down');
+  } finally {
+    pgStart();
+  }
+  const upAt = Date.now();
+  const res = await waitFor(async () => {
+    const r = await api('/v1/products?limit=1', { key });
+    return r.status === 200 ? r : null;
+  }, { timeout: 5000, interval: 50, message: 'a 200 after PostgreSQL came back' });
+  const took = Date.now() - upAt;
+  t.diagnostic(`first 200 ${took} ms after pg_ctl start returned`);
+  assert.ok(took <= 2000, `back within 2 s (took ${took} ms)`);
+  assertRateHeaders(res);
+  // Every worker is back, not just one.
+  const all = await pool(Array.from({ length: 20 }, () => () => api(`/v1/products/${product}`, { key })), 4);
+  for (const r of all) assert.equal(r.status, 200, r.text.slice(0, 200));
+  assert.deepEqual(workers(), pids, 'no worker was restarted: they reconnected');
+});
+
+test('hostile input in every parameter, path and header never kills a worker and never gets a 5xx', async () => {
+  const pids = workers();
+  const ff16k = '%FF'.repeat(5300); // a request line just under nginx's 16 KiB
+  const garbage = ['%FF', '%00', '%', '%%', '%zz', '%C0%80', '%ED%A0%80', '%F4%90%80%80', '%C3%28', '\u0000',
+    '\uFFFF', '\uD7FF', '😀'.repeat(300), 'a'.repeat(8000), '%25'.repeat(2000), '-1', '1e309', '99999999999999999999999',
+    "' OR 1=1 --", '"; DROP TABLE products; --', '$1', '\\x00', '../../etc/passwd', '<script>', '%0d%0aX-Injected: 1'];
+  const paths = [];
+  for (const name of ['category', 'q', 'seller', 'min_price', 'max_price', 'sort', 'limit', 'cursor']) {
+    for (const g of garbage) paths.push(`/v1/products?${name}=${g.startsWith('%') ? g : encodeURIComponent(g)}`);
+  }
+  paths.push(`/v1/products?q=${ff16k}`, `/v1/products?cursor=${ff16k}`, `/v1/products?${ff16k}=1`);
+  for (const g of garbage) {
+    const enc = g.startsWith('%') ? g : encodeURIComponent(g);
+    paths.push(`/v1/products/${enc}`, `/v1/sellers/${enc}`, `/v1/sellers/${seller}?cursor=${enc}`, `/v1/sellers/${seller}?limit=${enc}`);
+  }
+  paths.push('/v1/products?' + Array.from({ length: 40 }, (_, i) => `p${i}=%FF`).join('&'));
+  paths.push('/v1/products?' + 'category=a&'.repeat(30));
+
+  const answers = await pool(paths.map((p) => () => api(p, { key })), 8);
+  for (const [i, res] of answers.entries()) {
+    assert.ok(res.status >= 400 && res.status < 500 || res.status === 200, `${paths[i].slice(0, 80)}: ${res.status}`);
+    assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.ok(res.json, 'a JSON body');
+    assertNoLeak(res);
+  }
+  // The 16 KiB of %FF reached the worker and got its own 400.
+  const ff = answers[paths.indexOf(`/v1/products?q=${ff16k}`)];
+  assertError(ff, 400, 'invalid_request_error', 'parameter_invalid', 'q');
+
+  // Bodies: 16 KiB of 0xFF, of %FF, and truncated or deep JSON, to the POST routes.
+  const bodies = [
+    [Buffer.alloc(16 * 1024, 0xff), 'application/json'], [Buffer.from('%FF'.repeat(5000)), 'application/json'],
+    [Buffer.alloc(16 * 1024, 0xff), 'application/octet-stream'], [Buffer.from('{"expires_in": '), 'application/json'],
+    [Buffer.from('['.repeat(5000) + ']'.repeat(5000)), 'application/json'], [Buffer.from('{"a":'.repeat(3000)), 'application/json'],
+    [Buffer.from('{"expires_in": 1e999999}'), 'application/json'], [Buffer.from('{"\u0000": 1}'), 'application/json'],
+  ];
+  for (const [body, type] of bodies) {
+    for (const path of ['/v1/downloads/dl_nothing/link', '/v1/webhooks']) {
+      const res = await api(path, { key: rwKey, method: 'POST', body, headers: { 'Content-Type': type } });
+      assert.ok(res.status >= 400 && res.status < 500, `${path} ${type} ${body.length} bytes: ${res.status} ${res.text.slice(0, 200)}`);
+      assert.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+    }
+  }
+
+  // Headers and request lines fetch would not send.
+  const raw = [
+    [`GET /v1/products HTTP/1.1\r\nAuthorization: Bearer ${'\xff'.repeat(4000)}`, ''],
+    [`GET /v1/products HTTP/1.1\r\nAuthorization: Bearer ${key}\r\nX-Request-Id: ${'\xff'.repeat(100)}`, ''],
+    [`GET /v1/products HTTP/1.1\r\nAuthorization: Bearer ${key}\r\nX-Request-Id: ${'a'.repeat(8000)}`, ''],
+    [`GET /v1/products?q=\xff\xfe\x01 HTTP/1.1\r\nAuthorization: Bearer ${key}`, ''],
+    [`GET /v1/products/\xc3\x28 HTTP/1.1\r\nAuthorization: Bearer ${key}`, ''],
+    [`GET /v1/products HTTP/1.1\r\nAuthorization: Bearer ${key}\r\nContent-Length: 5`, 'hello'],
+    [`POST /v1/downloads/dl_x/link HTTP/1.1\r\nAuthorization: Bearer ${rwKey}\r\nContent-Type: application/json\r\nContent-Length: 3`, '{"x'],
+    [`POST /v1/downloads/dl_x/link HTTP/1.1\r\nAuthorization: Bearer ${rwKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked`, '4\r\n{"x"\r\n0\r\n\r\n'],
+    [`GET /v1/products HTTP/1.1\r\nAuthorization: Bearer ${key}\r\nAuthorization: Bearer ${rwKey}`, ''],
+  ];
+  for (const [head, body] of raw) {
+    const res = await rawRequest(BASE_URL, head, Buffer.from(body, 'latin1'));
+    assert.ok(res.status < 500, `${JSON.stringify(head.slice(0, 60))}: ${res.status} ${res.text.slice(0, 200)}`);
+    assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
+  }
+
+  await sleep(200);
+  assert.deepEqual(workers(), pids, 'no worker died or was replaced');
+  for (let i = 0; i < 2 * pids.length; i++) {
+    assert.equal((await api('/v1/products?limit=1', { key })).status, 200);
+  }
+});
+
+test('a worker killed with SIGKILL under load is replaced; only the request it held may fail, as JSON', async (t) => {
+  const pids = workers();
+  assert.ok(pids.length >= 1);
+  let stop = false;
+  const answers = [];
+  const load = async () => {
+    while (!stop) answers.push(await api(`/v1/products/${product}`, { key }));
+  };
+  const loaders = Array.from({ length: 4 }, load);
+  await sleep(300);
+  process.kill(Number(pids[0]), 'SIGKILL');
+  await waitFor(() => {
+    const now = workers();
+    return now.length === pids.length && !now.includes(pids[0]);
+  }, { timeout: 10000, interval: 50, message: 'multiwatch to replace the killed worker' });
+  await sleep(500);
+  stop = true;
+  await Promise.all(loaders);
+
+  const failed = answers.filter((r) => r.status !== 200);
+  t.diagnostic(`${answers.length} requests during the kill, ${failed.length} failed`);
+  assert.ok(answers.length > 20, 'the load ran throughout');
+  assert.ok(failed.length <= 1, `at most the in-flight request fails (got ${failed.map((r) => r.status)})`);
+  for (const r of failed) assertError(r, 502, 'api_error', 'service_unavailable', null);
+
+  // The new worker serves: enough requests that both workers take some.
+  const after = await pool(Array.from({ length: 20 }, () => () => api('/v1/products?limit=1', { key })), 4);
+  for (const r of after) assert.equal(r.status, 200);
+  const replaced = workers();
+  assert.equal(replaced.length, pids.length);
+  const fresh = replaced.filter((p) => !pids.includes(p));
+  assert.equal(fresh.length, 1, 'exactly one new worker');
+  // The new worker is a working one: it connected to the database and serves requests.
+  await waitFor(async () => {
+    await pool(Array.from({ length: 8 }, () => () => api('/v1/products?limit=1', { key })), 4);
+    return Number(psql(`SELECT count(*) FROM pg_stat_activity WHERE application_name = 'market-api'`)) === pids.length;
+  }, { timeout: 5000, interval: 100, message: 'every worker, the new one included, to hold a database connection' });
+});
