@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_body.h"
 #include "log.h"
 #include "text.h"
 
@@ -169,35 +170,15 @@ bool request_json_body(request *r, const char *const *fields, json_object **out)
     if (!content_type_is_json(r->content_type))
         return respond_error(r, 415, "invalid_request_error", "unsupported_media_type", NULL,
                              "the request body must be application/json");
-    if (!utf8_valid(data, len))
-        return respond_invalid(r, "body_invalid_json", NULL, "the body is not valid UTF-8 JSON");
-
-    json_tokener *tok = json_tokener_new_ex(16);
-    if (tok == NULL)
-        abort();
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-    json_object *obj = json_tokener_parse_ex(tok, data, (int)len);
-    size_t end = json_tokener_get_parse_end(tok);
-    bool complete = json_tokener_get_error(tok) == json_tokener_success &&
-                    strspn(data + end, " \t\r\n") == len - end;
-    json_tokener_free(tok);
-    if (obj != NULL)
-        r->json_body = obj; /* released by request_end, whatever happens next */
-    if (!complete || !json_object_is_type(obj, json_type_object))
-        return respond_invalid(r, "body_invalid_json", NULL,
-                               "the body must be one JSON object");
-
-    json_object_object_foreach(obj, key, value)
-    {
-        (void)value;
-        bool known = false;
-        for (int i = 0; fields[i] != NULL && !known; i++)
-            known = strcmp(fields[i], key) == 0;
-        if (!known)
-            return respond_invalid(r, "parameter_unknown",
-                                   arena_strndup(r->arena, key, strnlen(key, 64)),
-                                   "unknown field %.64s", key);
+    json_body_error err;
+    json_object *obj;
+    if (!json_body_parse(data, len, fields, &obj, &err)) {
+        if (err.param[0] != '\0')
+            return respond_invalid(r, err.code, arena_strdup(r->arena, err.param),
+                                   "%s: %s", err.message, err.param);
+        return respond_invalid(r, err.code, NULL, "%s", err.message);
     }
+    r->json_body = obj; /* released by request_end */
     *out = obj;
     return true;
 }

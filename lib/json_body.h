@@ -1,0 +1,29 @@
+/* json_body: strict parsing of a request body that must be one JSON object.
+ *
+ * json-c does the parsing; this layer adds what the API promises on top of it: UTF-8
+ * only, nothing after the object but white space, no field outside the route's list, no
+ * field given twice (json-c would silently keep the last), and no escaped NUL (\u0000)
+ * anywhere, because json-c cuts keys and C strings at a NUL, so "url\u0000x" would
+ * otherwise pass as "url". Pure, so it is unit-tested and fuzzed. */
+#ifndef MARKET_JSON_BODY_H
+#define MARKET_JSON_BODY_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define JSON_BODY_MAX_DEPTH 16
+
+typedef struct {
+    const char *code;  /* body_invalid_json, parameter_invalid, parameter_unknown,
+                          parameter_duplicated */
+    char param[65];    /* the field at fault, or "" */
+    const char *message;
+} json_body_error;
+
+/* Parses data[0..len). On success *out is a new object the caller must json_object_put.
+ * On failure *out is NULL and err says why. */
+bool json_body_parse(const char *data, size_t len, const char *const *fields, json_object **out,
+                     json_body_error *err);
+
+#endif

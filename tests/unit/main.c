@@ -1,0 +1,29 @@
+/* Runs every unit test suite; exits non-zero when any test fails. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "crypto.h"
+#include "unit.h"
+
+bool unit_forking(void)
+{
+    const char *mode = getenv("CK_FORK");
+    return mode == NULL || strcmp(mode, "no") != 0;
+}
+
+int main(void)
+{
+    if (!crypto_init())
+        return EXIT_FAILURE;
+    Suite *(*const suites[])(void) = {
+        arena_suite,    buf_suite,   config_suite,      crypto_suite, cursor_suite,
+        json_body_suite, json_out_suite, money_suite, netcheck_suite,    query_suite,  route_suite,
+        text_suite,     url_suite,   webhook_sign_suite};
+    SRunner *runner = srunner_create(NULL);
+    for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
+        srunner_add_suite(runner, suites[i]());
+    srunner_run_all(runner, CK_NORMAL);
+    int failed = srunner_ntests_failed(runner);
+    srunner_free(runner);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,128 @@
+/* buf: the growable response buffer. */
+#include <string.h>
+
+#include "buf.h"
+#include "unit.h"
+
+static buf b;
+
+static void setup(void)
+{
+    buf_init(&b, 0);
+}
+
+static void teardown(void)
+{
+    buf_free(&b);
+}
+
+START_TEST(starts_empty_and_terminated)
+{
+    ck_assert_uint_eq(b.len, 0);
+    ck_assert_ptr_nonnull(b.data);
+    ck_assert_str_eq(b.data, "");
+    ck_assert_uint_gt(b.cap, 0);
+}
+END_TEST
+
+START_TEST(appends)
+{
+    buf_puts(&b, "abc");
+    buf_putc(&b, '-');
+    buf_append(&b, "xyz", 2);
+    buf_printf(&b, "%d/%s", 42, "z");
+    ck_assert_str_eq(b.data, "abc-xy42/z");
+    ck_assert_uint_eq(b.len, 10);
+    buf_append(&b, "", 0);
+    buf_puts(&b, "");
+    ck_assert_uint_eq(b.len, 10);
+}
+END_TEST
+
+START_TEST(binary_data_keeps_length)
+{
+    buf_append(&b, "a\0b", 3);
+    ck_assert_uint_eq(b.len, 3);
+    ck_assert_mem_eq(b.data, "a\0b", 4);
+}
+END_TEST
+
+START_TEST(grows_across_many_appends)
+{
+    for (int i = 0; i < 10000; i++)
+        buf_putc(&b, (char)('a' + i % 26));
+    ck_assert_uint_eq(b.len, 10000);
+    ck_assert_uint_eq(strlen(b.data), 10000);
+    ck_assert_int_eq(b.data[9999], 'a' + 9999 % 26);
+    ck_assert_uint_gt(b.cap, b.len);
+}
+END_TEST
+
+START_TEST(printf_larger_than_capacity)
+{
+    buf_puts(&b, "x");
+    buf_printf(&b, "%05000d|", 1);
+    ck_assert_uint_eq(b.len, 5002);
+    ck_assert_int_eq(b.data[5000], '1');
+    ck_assert_int_eq(b.data[5001], '|');
+    ck_assert_int_eq(b.data[5002], '\0');
+    /* Exactly filling the capacity still leaves room for the terminator. */
+    buf_clear(&b);
+    size_t cap = b.cap;
+    buf_printf(&b, "%0*d", (int)cap - 1, 0);
+    ck_assert_uint_eq(b.len, cap - 1);
+    ck_assert_int_eq(b.data[b.len], '\0');
+}
+END_TEST
+
+START_TEST(clear_keeps_memory)
+{
+    buf_puts(&b, "some response body");
+    size_t cap = b.cap;
+    buf_clear(&b);
+    ck_assert_uint_eq(b.len, 0);
+    ck_assert_str_eq(b.data, "");
+    ck_assert_uint_eq(b.cap, cap);
+    buf_puts(&b, "next");
+    ck_assert_str_eq(b.data, "next");
+}
+END_TEST
+
+START_TEST(reusable_after_free)
+{
+    buf_puts(&b, "abc");
+    buf_free(&b);
+    ck_assert_ptr_null(b.data);
+    ck_assert_uint_eq(b.len, 0);
+    buf_clear(&b);
+    buf_puts(&b, "again");
+    ck_assert_str_eq(b.data, "again");
+}
+END_TEST
+
+START_TEST(init_with_capacity)
+{
+    buf big;
+    buf_init(&big, 100000);
+    ck_assert_uint_gt(big.cap, 100000);
+    ck_assert_str_eq(big.data, "");
+    buf_free(&big);
+}
+END_TEST
+
+Suite *buf_suite(void)
+{
+    Suite *s = suite_create("buf");
+    TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, starts_empty_and_terminated);
+    tcase_add_test(tc, appends);
+    tcase_add_test(tc, binary_data_keeps_length);
+    tcase_add_test(tc, grows_across_many_appends);
+    tcase_add_test(tc, printf_larger_than_capacity);
+    tcase_add_test(tc, clear_keeps_memory);
+    tcase_add_test(tc, reusable_after_free);
+    tcase_add_test(tc, init_with_capacity);
+    suite_add_tcase(s, tc);
+    return s;
+}

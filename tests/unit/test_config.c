@@ -1,0 +1,251 @@
+/* config: retry-delay lists and the environment checks of config_load. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "unit.h"
+
+static long delays[CONFIG_MAX_RETRIES];
+static int count;
+
+static bool parse(const char *text)
+{
+    count = -1;
+    return config_parse_durations(text, delays, CONFIG_MAX_RETRIES, &count);
+}
+
+START_TEST(default_schedule)
+{
+    static const long want[] = {5, 300, 1800, 7200, 18000, 36000, 36000};
+    ck_assert(parse("5s,5m,30m,2h,5h,10h,10h"));
+    ck_assert_int_eq(count, 7);
+    for (int i = 0; i < 7; i++)
+        ck_assert_int_eq(delays[i], want[i]);
+}
+END_TEST
+
+START_TEST(units_and_bounds)
+{
+    ck_assert(parse("1s,2s,4s"));
+    ck_assert_int_eq(count, 3);
+    ck_assert_int_eq(delays[2], 4);
+    ck_assert(parse("1d"));
+    ck_assert_int_eq(delays[0], 86400);
+    ck_assert(parse("366d"));
+    ck_assert_int_eq(delays[0], 366L * 86400);
+    ck_assert(parse("8784h"));
+    ck_assert(parse("31622400s"));
+    ck_assert(!parse("367d"));
+    ck_assert(!parse("8785h"));
+    ck_assert(!parse("31622401s"));
+    ck_assert(parse("007s"));
+    ck_assert_int_eq(delays[0], 7);
+}
+END_TEST
+
+START_TEST(rejects_malformed)
+{
+    static const char *const bad[] = {
+        "",
+        ",",
+        "5s,",
+        ",5s",
+        "5",
+        "s",
+        "0s",
+        "-5s",
+        "+5s",
+        " 5s",
+        "\t5s",
+        "\n5s",
+        "5s ",
+        "5 s",
+        "5x",
+        "5S",
+        "5s5m",
+        "5s,,5m",
+        "5s;5m",
+        "1.5s",
+        "0x5s",
+        "5ss",
+        "99999999999999999999s",
+        "5s,\t5m",
+        "5s, 5m",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_msg(!parse(bad[i]), "accepted \"%s\"", bad[i]);
+        ck_assert_int_eq(count, -1);
+    }
+}
+END_TEST
+
+START_TEST(respects_max)
+{
+    long two[2];
+    int n = -1;
+    ck_assert(config_parse_durations("1s,2s", two, 2, &n));
+    ck_assert_int_eq(n, 2);
+    n = -1;
+    ck_assert(!config_parse_durations("1s,2s,3s", two, 2, &n));
+    ck_assert_int_eq(n, -1);
+}
+END_TEST
+
+static const char *const vars[] = {
+    "MARKET_DB",
+    "MARKET_SECRET_FILE",
+    "MARKET_RATE_LIMIT",
+    "MARKET_KEY_GRACE",
+    "MARKET_DOWNLOAD_BASE_URL",
+    "MARKET_DOWNLOAD_TTL",
+    "MARKET_FILES_ROOT",
+    "MARKET_WEBHOOK_TIMEOUT",
+    "MARKET_WEBHOOK_RETRIES",
+    "MARKET_WEBHOOK_CA_FILE",
+    "MARKET_WEBHOOK_ALLOW_PRIVATE",
+};
+
+static char secret_path[64];
+static market_config cfg;
+static char err[256];
+
+static void write_secret(const char *content)
+{
+    FILE *f = fopen(secret_path, "wb");
+    ck_assert_ptr_nonnull(f);
+    fputs(content, f);
+    fclose(f);
+}
+
+static void env_setup(void)
+{
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        unsetenv(vars[i]);
+    snprintf(secret_path, sizeof secret_path, "/tmp/market-unit-secret-XXXXXX");
+    int fd = mkstemp(secret_path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    write_secret("0123456789abcdef0123456789abcdef\n");
+    setenv("MARKET_SECRET_FILE", secret_path, 1);
+    setenv("MARKET_DOWNLOAD_BASE_URL", "https://files.example/d//", 1);
+    setenv("MARKET_FILES_ROOT", "/srv/files", 1);
+    memset(&cfg, 0, sizeof cfg);
+    err[0] = '\0';
+}
+
+static void env_teardown(void)
+{
+    free((char *)cfg.download_base_url);
+    cfg.download_base_url = NULL;
+    unlink(secret_path);
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        unsetenv(vars[i]);
+}
+
+static bool load(void)
+{
+    free((char *)cfg.download_base_url);
+    err[0] = '\0';
+    /* config_load clears cfg first; on failure it may still have copied the base URL. */
+    return config_load(&cfg, CONFIG_NEED_SECRET | CONFIG_NEED_DOWNLOADS, err, sizeof err);
+}
+
+/* Expects config_load to fail with a one-line message naming var. */
+static void load_fails(const char *var)
+{
+    ck_assert(!load());
+    ck_assert_msg(strstr(err, var) != NULL, "message \"%s\" does not name %s", err, var);
+    ck_assert_ptr_null(strchr(err, '\n'));
+}
+
+START_TEST(load_defaults)
+{
+    ck_assert_msg(load(), "%s", err);
+    ck_assert_str_eq(cfg.db, "");
+    ck_assert_uint_eq(cfg.secret_len, 32);
+    ck_assert_mem_eq(cfg.secret, "0123456789abcdef0123456789abcdef", 32);
+    ck_assert_int_eq(cfg.rate_limit, 600);
+    ck_assert_int_eq(cfg.key_grace, 86400);
+    ck_assert_int_eq(cfg.download_ttl, 3600);
+    ck_assert_int_eq(cfg.webhook_timeout, 10);
+    ck_assert_int_eq(cfg.webhook_retry_count, 7);
+    ck_assert_int_eq(cfg.webhook_retries[6], 36000);
+    ck_assert_str_eq(cfg.download_base_url, "https://files.example/d");
+    ck_assert_str_eq(cfg.files_root, "/srv/files");
+    ck_assert_ptr_null(cfg.webhook_ca_file);
+    ck_assert(!cfg.webhook_allow_private);
+}
+END_TEST
+
+START_TEST(load_overrides)
+{
+    setenv("MARKET_RATE_LIMIT", "5", 1);
+    setenv("MARKET_WEBHOOK_RETRIES", "1s,2s", 1);
+    setenv("MARKET_WEBHOOK_ALLOW_PRIVATE", "1", 1);
+    setenv("MARKET_WEBHOOK_CA_FILE", "/etc/ca.pem", 1);
+    ck_assert_msg(load(), "%s", err);
+    ck_assert_int_eq(cfg.rate_limit, 5);
+    ck_assert_int_eq(cfg.webhook_retry_count, 2);
+    ck_assert(cfg.webhook_allow_private);
+    ck_assert_str_eq(cfg.webhook_ca_file, "/etc/ca.pem");
+}
+END_TEST
+
+START_TEST(load_rejects_bad_settings)
+{
+    setenv("MARKET_RATE_LIMIT", "0", 1);
+    load_fails("MARKET_RATE_LIMIT");
+    setenv("MARKET_RATE_LIMIT", "12abc", 1);
+    load_fails("MARKET_RATE_LIMIT");
+    unsetenv("MARKET_RATE_LIMIT");
+    setenv("MARKET_DOWNLOAD_TTL", "59", 1);
+    load_fails("MARKET_DOWNLOAD_TTL");
+    unsetenv("MARKET_DOWNLOAD_TTL");
+    setenv("MARKET_WEBHOOK_RETRIES", "5s,", 1);
+    load_fails("MARKET_WEBHOOK_RETRIES");
+    unsetenv("MARKET_WEBHOOK_RETRIES");
+    setenv("MARKET_WEBHOOK_ALLOW_PRIVATE", "yes", 1);
+    load_fails("MARKET_WEBHOOK_ALLOW_PRIVATE");
+    unsetenv("MARKET_WEBHOOK_ALLOW_PRIVATE");
+    setenv("MARKET_FILES_ROOT", "relative/path", 1);
+    load_fails("MARKET_FILES_ROOT");
+    setenv("MARKET_FILES_ROOT", "/srv/files", 1);
+    setenv("MARKET_DOWNLOAD_BASE_URL", "ftp://files.example", 1);
+    load_fails("MARKET_DOWNLOAD_BASE_URL");
+}
+END_TEST
+
+START_TEST(load_checks_secret)
+{
+    write_secret("too short\n");
+    load_fails("MARKET_SECRET_FILE");
+    /* 31 bytes plus a newline: the newline is not part of the secret. */
+    write_secret("0123456789abcdef0123456789abcde\n");
+    load_fails("MARKET_SECRET_FILE");
+    unlink(secret_path);
+    load_fails("MARKET_SECRET_FILE");
+    unsetenv("MARKET_SECRET_FILE");
+    load_fails("MARKET_SECRET_FILE");
+}
+END_TEST
+
+Suite *config_suite(void)
+{
+    Suite *s = suite_create("config");
+    TCase *durations = tcase_create("durations");
+    tcase_add_test(durations, default_schedule);
+    tcase_add_test(durations, units_and_bounds);
+    tcase_add_test(durations, rejects_malformed);
+    tcase_add_test(durations, respects_max);
+    suite_add_tcase(s, durations);
+    TCase *env = tcase_create("environment");
+    tcase_add_checked_fixture(env, env_setup, env_teardown);
+    tcase_add_test(env, load_defaults);
+    tcase_add_test(env, load_overrides);
+    tcase_add_test(env, load_rejects_bad_settings);
+    tcase_add_test(env, load_checks_secret);
+    suite_add_tcase(s, env);
+    return s;
+}

@@ -1,0 +1,82 @@
+/* json_body_parse: the strict request-body layer over json-c. */
+#include <string.h>
+
+#include "json_body.h"
+#include "unit.h"
+
+static const char *const fields[] = {"url", "events", "description", NULL};
+
+/* Parses text; returns the error code ("ok" on success) and frees the object. */
+static const char *parse(const char *text, json_body_error *err)
+{
+    json_object *obj = NULL;
+    bool ok = json_body_parse(text, strlen(text), fields, &obj, err);
+    if (ok) {
+        ck_assert_ptr_nonnull(obj);
+        json_object_put(obj);
+        return "ok";
+    }
+    ck_assert_ptr_null(obj);
+    return err->code;
+}
+
+START_TEST(accepts_known_fields)
+{
+    json_body_error err;
+    ck_assert_str_eq(parse("{\"url\":\"https://a.example\",\"events\":[\"sale.completed\"]}", &err), "ok");
+    ck_assert_str_eq(parse("  {}\n", &err), "ok");
+    ck_assert_str_eq(parse("{\"description\":\"a \\\"quoted\\\" \\\\u0000 text\"}", &err), "ok");
+}
+END_TEST
+
+START_TEST(rejects_non_objects)
+{
+    json_body_error err;
+    ck_assert_str_eq(parse("[]", &err), "body_invalid_json");
+    ck_assert_str_eq(parse("\"url\"", &err), "body_invalid_json");
+    ck_assert_str_eq(parse("{\"url\":1} {}", &err), "body_invalid_json");
+    ck_assert_str_eq(parse("{\"url\":1,}", &err), "body_invalid_json");
+    ck_assert_str_eq(parse("{'url':1}", &err), "body_invalid_json");
+    ck_assert_str_eq(parse("{\"url\":\"\xC3\x28\"}", &err), "body_invalid_json");
+    ck_assert_str_eq(parse("", &err), "body_invalid_json");
+}
+END_TEST
+
+START_TEST(rejects_unknown_field_naming_it)
+{
+    json_body_error err;
+    ck_assert_str_eq(parse("{\"url\":\"x\",\"extra\":1}", &err), "parameter_unknown");
+    ck_assert_str_eq(err.param, "extra");
+}
+END_TEST
+
+START_TEST(rejects_duplicate_field)
+{
+    json_body_error err;
+    ck_assert_str_eq(parse("{\"url\":\"a\",\"url\":\"b\"}", &err), "parameter_duplicated");
+    ck_assert_str_eq(parse("{\"url\" : \"a\", \"u\\u0072l\":\"b\"}", &err), "parameter_duplicated");
+    /* Nested keys may repeat across objects; only the top level is the request. */
+    ck_assert_str_eq(parse("{\"events\":[{\"a\":1},{\"a\":2}],\"url\":\"a:b\"}", &err), "ok");
+}
+END_TEST
+
+START_TEST(rejects_escaped_nul)
+{
+    json_body_error err;
+    ck_assert_str_eq(parse("{\"url\\u0000x\":1}", &err), "parameter_invalid");
+    ck_assert_str_eq(parse("{\"url\":\"https://a.com\\u0000.evil\"}", &err), "parameter_invalid");
+}
+END_TEST
+
+Suite *json_body_suite(void)
+{
+    Suite *s = suite_create("json_body");
+    TCase *tc = tcase_create("parse");
+    tcase_add_test(tc, accepts_known_fields);
+    tcase_add_test(tc, rejects_non_objects);
+    tcase_add_test(tc, rejects_unknown_field_naming_it);
+    tcase_add_test(tc, rejects_duplicate_field);
+    tcase_add_test(tc, rejects_escaped_nul);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,192 @@
+/* query: strict query-string parsing against a route's accepted names. */
+#include <string.h>
+
+#include "arena.h"
+#include "query.h"
+#include "unit.h"
+
+static const char *const names[] = {"limit", "cursor", "q", NULL};
+
+static arena a;
+static query_params params;
+static query_error err;
+
+static void setup(void)
+{
+    arena_init(&a, 4096);
+    memset(&err, 0, sizeof err);
+}
+
+static void teardown(void)
+{
+    arena_free(&a);
+}
+
+static bool parse(const char *qs)
+{
+    return query_parse(&a, qs, names, &params, &err);
+}
+
+/* Expects qs to fail with code, naming param (NULL: no param). */
+static void fails(const char *qs, const char *code, const char *param)
+{
+    ck_assert_msg(!parse(qs), "accepted \"%.80s\"", qs);
+    ck_assert_str_eq(err.code, code);
+    ck_assert_ptr_nonnull(err.message);
+    ck_assert_uint_gt(strlen(err.message), 0);
+    if (param == NULL)
+        ck_assert_ptr_null(err.param);
+    else
+        ck_assert_str_eq(err.param, param);
+}
+
+static char *repeat(const char *prefix, const char *unit, size_t times)
+{
+    size_t plen = strlen(prefix), ulen = strlen(unit);
+    char *s = arena_alloc(&a, plen + ulen * times + 1);
+    memcpy(s, prefix, plen);
+    for (size_t i = 0; i < times; i++)
+        memcpy(s + plen + i * ulen, unit, ulen);
+    s[plen + ulen * times] = '\0';
+    return s;
+}
+
+START_TEST(empty_query)
+{
+    ck_assert(parse(""));
+    ck_assert_ptr_null(query_get(&params, "limit"));
+    ck_assert(parse(NULL));
+    ck_assert_ptr_null(query_get(&params, "q"));
+}
+END_TEST
+
+START_TEST(known_names_and_values)
+{
+    ck_assert(parse("limit=10&q=hello+world%21&cursor=abc.def"));
+    ck_assert_str_eq(query_get(&params, "limit"), "10");
+    ck_assert_str_eq(query_get(&params, "q"), "hello world!");
+    ck_assert_str_eq(query_get(&params, "cursor"), "abc.def");
+    ck_assert_ptr_null(query_get(&params, "sort"));
+}
+END_TEST
+
+START_TEST(values_keep_equals_and_may_be_empty)
+{
+    ck_assert(parse("q=a=b"));
+    ck_assert_str_eq(query_get(&params, "q"), "a=b");
+    ck_assert(parse("limit=&q"));
+    ck_assert_str_eq(query_get(&params, "limit"), "");
+    ck_assert_str_eq(query_get(&params, "q"), "");
+    ck_assert_ptr_null(query_get(&params, "cursor"));
+}
+END_TEST
+
+START_TEST(names_are_decoded)
+{
+    ck_assert(parse("%6C%69mit=5&q=%C3%A9t%C3%A9"));
+    ck_assert_str_eq(query_get(&params, "limit"), "5");
+    ck_assert_str_eq(query_get(&params, "q"), "\xc3\xa9t\xc3\xa9");
+}
+END_TEST
+
+START_TEST(empty_segments_are_skipped)
+{
+    ck_assert(parse("&&limit=1&&q=x&"));
+    ck_assert_str_eq(query_get(&params, "limit"), "1");
+    ck_assert_str_eq(query_get(&params, "q"), "x");
+    ck_assert(parse("&"));
+    ck_assert_ptr_null(query_get(&params, "limit"));
+}
+END_TEST
+
+START_TEST(unknown_names)
+{
+    fails("foo=1", "parameter_unknown", "foo");
+    fails("limit=1&LIMIT=2", "parameter_unknown", "LIMIT");
+    fails("q+x=1", "parameter_unknown", "q x");
+    fails("limit[]=1", "parameter_unknown", "limit[]");
+    fails("=1", "parameter_unknown", NULL);
+    fails("foo=1&limit=%zz", "parameter_unknown", "foo");
+    ck_assert_ptr_nonnull(strstr(err.message, "foo"));
+}
+END_TEST
+
+START_TEST(long_unknown_name_is_not_echoed_whole)
+{
+    const char *qs = repeat("", "x", 500);
+    fails(qs, "parameter_unknown", NULL);
+    ck_assert_uint_lt(strlen(err.message), 120);
+}
+END_TEST
+
+START_TEST(duplicated_names)
+{
+    fails("limit=1&limit=2", "parameter_duplicated", "limit");
+    fails("q=a&limit=1&q=a", "parameter_duplicated", "q");
+    fails("limit=1&%6Cimit=1", "parameter_duplicated", "limit");
+    fails("q&q", "parameter_duplicated", "q");
+}
+END_TEST
+
+START_TEST(invalid_encodings)
+{
+    fails("q=%zz", "parameter_invalid", "q");
+    fails("q=%4", "parameter_invalid", "q");
+    fails("q=%", "parameter_invalid", "q");
+    fails("q=abc%", "parameter_invalid", "q");
+    fails("q=%00", "parameter_invalid", "q");
+    fails("q=a%00b", "parameter_invalid", "q");
+    fails("q=%C0%AF", "parameter_invalid", "q");
+    fails("q=%ED%A0%80", "parameter_invalid", "q");
+    fails("q=%F4%90%80%80", "parameter_invalid", "q");
+    fails("q=%FF", "parameter_invalid", "q");
+    fails("q=\xff", "parameter_invalid", "q");
+    fails("q=%C3", "parameter_invalid", "q");
+    fails("%zz=1", "parameter_invalid", NULL);
+    fails("%00=1", "parameter_invalid", NULL);
+    fails("li%ED%A0%80mit=1", "parameter_invalid", NULL);
+}
+END_TEST
+
+START_TEST(value_length_limits)
+{
+    ck_assert(parse(repeat("q=", "a", QUERY_MAX_VALUE)));
+    ck_assert_uint_eq(strlen(query_get(&params, "q")), QUERY_MAX_VALUE);
+    fails(repeat("q=", "a", QUERY_MAX_VALUE + 1), "parameter_invalid", "q");
+
+    /* The limit is on decoded bytes: 2048 escaped bytes are fine, 2049 are not. */
+    ck_assert(parse(repeat("q=", "%61", QUERY_MAX_VALUE)));
+    ck_assert_uint_eq(strlen(query_get(&params, "q")), QUERY_MAX_VALUE);
+    fails(repeat("q=", "%61", QUERY_MAX_VALUE + 1), "parameter_invalid", "q");
+    ck_assert(parse(repeat("q=", "%C3%A9", QUERY_MAX_VALUE / 2)));
+    fails(repeat("cursor=", "x", 100000), "parameter_invalid", "cursor");
+}
+END_TEST
+
+START_TEST(query_get_unknown_name)
+{
+    ck_assert(parse("limit=3"));
+    ck_assert_ptr_null(query_get(&params, "nope"));
+    ck_assert_ptr_null(query_get(&params, ""));
+}
+END_TEST
+
+Suite *query_suite(void)
+{
+    Suite *s = suite_create("query");
+    TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, empty_query);
+    tcase_add_test(tc, known_names_and_values);
+    tcase_add_test(tc, values_keep_equals_and_may_be_empty);
+    tcase_add_test(tc, names_are_decoded);
+    tcase_add_test(tc, empty_segments_are_skipped);
+    tcase_add_test(tc, unknown_names);
+    tcase_add_test(tc, long_unknown_name_is_not_echoed_whole);
+    tcase_add_test(tc, duplicated_names);
+    tcase_add_test(tc, invalid_encodings);
+    tcase_add_test(tc, value_length_limits);
+    tcase_add_test(tc, query_get_unknown_name);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,27 @@
+/* The unit test suites, one per lib module; main.c runs them all. */
+#ifndef MARKET_UNIT_H
+#define MARKET_UNIT_H
+
+#include <check.h>
+#include <stdbool.h>
+
+Suite *arena_suite(void);
+Suite *buf_suite(void);
+Suite *config_suite(void);
+Suite *crypto_suite(void);
+Suite *cursor_suite(void);
+Suite *json_body_suite(void);
+Suite *json_out_suite(void);
+Suite *money_suite(void);
+Suite *netcheck_suite(void);
+Suite *query_suite(void);
+Suite *route_suite(void);
+Suite *text_suite(void);
+Suite *url_suite(void);
+Suite *webhook_sign_suite(void);
+
+/* True when Check runs each test in a child process (CK_FORK is not "no"). Tests that
+ * expect abort() are only added then: without a child they would end the whole run. */
+bool unit_forking(void);
+
+#endif
