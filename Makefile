@@ -28,7 +28,7 @@ obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
 PROGRAMS = $(BUILD)/market-api $(BUILD)/market-webhookd $(BUILD)/market-admin
 
-.PHONY: all run check deps unit unit-asan e2e fuzz bench format tidy clean
+.PHONY: all run check deps unit unit-asan admin-test e2e fuzz bench format tidy clean
 all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
@@ -72,6 +72,10 @@ unit-asan:
 	CK_FORK=no ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 build/asan/unit-tests
 
+# market-admin against a scratch PostgreSQL cluster of its own.
+admin-test: $(BUILD)/market-admin
+	tests/admin/run.sh
+
 fuzz:
 	tests/fuzz/run
 
@@ -83,6 +87,7 @@ check: deps
 	$(MAKE) unit
 	$(MAKE) unit-asan
 	$(MAKE) fuzz
+	$(MAKE) admin-test
 	$(MAKE) e2e
 
 bench: all

@@ -1,0 +1,113 @@
+/* market-admin: the command-line tool that stands in for the seller dashboard and the
+ * payment system (contract section 9). One file per command group; this header holds
+ * what they share: failing with one line, options, and a thin layer over libpq. */
+#ifndef MARKET_ADMIN_H
+#define MARKET_ADMIN_H
+
+#include <libpq-fe.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdnoreturn.h>
+
+#include "buf.h"
+#include "config.h"
+
+#define EXIT_USAGE 2
+
+/* Prints "market-admin: <message>" on stderr and exits 1 (the transaction, if any, dies
+ * with the connection, so a failed command changes nothing). */
+noreturn void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The same for a malformed command line: exit status 2. */
+noreturn void usage_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* --- command line --------------------------------------------------------------------- */
+
+typedef struct {
+    const char *name;  /* "--mode" */
+    bool flag;         /* takes no value */
+    const char *value; /* the value given ("1" for a flag), NULL if absent */
+} option;
+
+/* Parses argv[0..argc) into opts ("--name value" or "--name=value") and the remaining
+ * positional arguments into pos (at most maxpos). Unknown or repeated options, a missing
+ * value and too many positionals are usage errors. Returns the number of positionals. */
+int parse_options(const char *command, int argc, char **argv, option *opts, size_t nopts,
+                  const char **pos, int maxpos);
+
+/* The value of a required option, or a usage error naming it. */
+const char *option_required(const char *command, const option *opt);
+
+/* "test" or "live", else a usage error. */
+const char *parse_mode(const char *command, const char *text);
+
+/* A decimal integer from min to max, else a usage error naming the option. */
+long parse_count(const char *command, const char *name, const char *text, long min, long max);
+
+/* --- database ------------------------------------------------------------------------- */
+
+/* Loads the MARKET_* configuration (needs: CONFIG_NEED_* flags) and connects to
+ * MARKET_DB. Fails with one line if either is impossible. */
+PGconn *admin_connect(int needs, market_config *cfg);
+
+/* Runs parameterised SQL; any result but rows or a completed command is fatal, reported
+ * as "<what>: <the server's primary message>". The caller PQclears the result. */
+PGresult *sql_run(PGconn *c, const char *what, const char *sql, int nparams,
+                  const char *const *params);
+
+/* sql_run for statements whose result is not needed. */
+void sql_do(PGconn *c, const char *what, const char *sql, int nparams, const char *const *params);
+
+/* A statement run many times: prepared on first use, then executed by name. */
+typedef struct {
+    const char *name;
+    const char *sql;
+    int nparams;
+    bool prepared;
+} admin_stmt;
+
+PGresult *stmt_run(PGconn *c, admin_stmt *s, const char *const *params);
+void stmt_do(PGconn *c, admin_stmt *s, const char *const *params);
+
+/* COPY ... FROM STDIN in text format. Rows are appended to a buffer with copy_field /
+ * copy_row_end and sent in large chunks, so the server parses while we generate. */
+typedef struct {
+    PGconn *conn;
+    const char *what;
+    buf data;
+    long rows;
+    bool first_field; /* no field yet in the current row */
+} copy_stream;
+
+void copy_begin(copy_stream *cs, PGconn *c, const char *what, const char *sql);
+void copy_field(copy_stream *cs, const char *text); /* NULL writes \N */
+void copy_field_long(copy_stream *cs, long long v);
+void copy_row_end(copy_stream *cs);
+void copy_end(copy_stream *cs); /* sends the rest and checks the server's verdict */
+
+/* --- keys and identifiers ------------------------------------------------------------- */
+
+/* A fresh random identifier: prefix followed by 24 characters of [A-Za-z0-9]. */
+void random_id(char *out, size_t outsz, const char *prefix);
+
+/* True when s is prefix followed by 1..60 characters of [A-Za-z0-9_] (the CHECK of
+ * every prefixed id column in 001_core.sql). */
+bool prefixed_id_valid(const char *s, const char *prefix);
+
+/* True for a seller handle or a category slug: [a-z0-9] then up to 39 more of
+ * [a-z0-9] and `extra`. */
+bool slug_valid(const char *s, const char *extra);
+
+/* --- commands ------------------------------------------------------------------------- */
+
+int cmd_migrate(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_seed(int argc, char **argv);
+int cmd_key(int argc, char **argv);
+int cmd_refund(int argc, char **argv);
+int cmd_payout(int argc, char **argv);
+int cmd_deliveries(int argc, char **argv);
+int cmd_redeliver(int argc, char **argv);
+
+#endif

@@ -1,0 +1,125 @@
+/* migrate: applies the .sql files of the migrations directory in name order, each once, each in its
+ * own transaction, recorded in schema_migrations. A session advisory lock serialises concurrent
+ * runs (two deploys at once, a test harness racing a developer): the second waits, then finds
+ * everything applied. */
+#include <dirent.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "admin.h"
+
+/* Any constant works; it only has to be the same for every market-admin. */
+#define MIGRATE_LOCK "SELECT pg_advisory_lock(7013620265)"
+
+/* MARKET_MIGRATIONS_DIR, else ../sql/migrations beside the binary, so the tool works
+ * from any working directory. */
+static void migrations_dir(char *out, size_t outsz)
+{
+    const char *env = getenv("MARKET_MIGRATIONS_DIR");
+    if (env != NULL && *env != '\0') {
+        snprintf(out, outsz, "%s", env);
+        return;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n < 0)
+        fail("migrate: cannot find my own location: %s", strerror(errno));
+    exe[n] = '\0';
+    snprintf(out, outsz, "%s/../sql/migrations", dirname(exe));
+}
+
+static int is_migration(const struct dirent *e)
+{
+    size_t n = strlen(e->d_name);
+    return e->d_name[0] != '.' && n > 4 && strcmp(e->d_name + n - 4, ".sql") == 0;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+    return strcmp((*a)->d_name, (*b)->d_name); /* bytes, not the locale's collation */
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        fail("migrate: %s: %s", path, strerror(errno));
+    buf b;
+    buf_init(&b, 65536);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        buf_append(&b, chunk, n);
+    if (ferror(f))
+        fail("migrate: %s: read error", path);
+    fclose(f);
+    if (strlen(b.data) != b.len)
+        fail("migrate: %s: contains a NUL byte", path);
+    return b.data;
+}
+
+static bool already_applied(PGconn *c, const char *name)
+{
+    const char *params[] = {name};
+    PGresult *r =
+        sql_run(c, "migrate", "SELECT 1 FROM schema_migrations WHERE name = $1", 1, params);
+    bool applied = PQntuples(r) > 0;
+    PQclear(r);
+    return applied;
+}
+
+static void apply(PGconn *c, const char *dir, const char *name)
+{
+    char path[2 * PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *sql = read_file(path);
+    char what[PATH_MAX + 16];
+    snprintf(what, sizeof what, "migrate: %s", name);
+
+    sql_do(c, what, "BEGIN", 0, NULL);
+    /* The file is trusted SQL of this repository, possibly many statements: the simple
+     * query protocol runs them all inside the transaction. */
+    PGresult *r = PQexec(c, sql);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK)
+        fail("%s: %s", what, PQresultErrorMessage(r));
+    PQclear(r);
+    free(sql);
+    const char *params[] = {name};
+    sql_do(c, what, "INSERT INTO schema_migrations (name, applied_at) VALUES ($1, now())", 1,
+           params);
+    sql_do(c, what, "COMMIT", 0, NULL);
+    printf("applied %s\n", name);
+    fflush(stdout);
+}
+
+int cmd_migrate(int argc, char **argv)
+{
+    parse_options("migrate", argc, argv, NULL, 0, NULL, 0);
+    char dir[PATH_MAX];
+    migrations_dir(dir, sizeof dir);
+    struct dirent **entries;
+    int n = scandir(dir, &entries, is_migration, by_name);
+    if (n < 0)
+        fail("migrate: %s: %s", dir, strerror(errno));
+
+    market_config cfg;
+    PGconn *c = admin_connect(0, &cfg);
+    sql_do(c, "migrate: lock", MIGRATE_LOCK, 0, NULL);
+    sql_do(c, "migrate",
+           "CREATE TABLE IF NOT EXISTS schema_migrations ("
+           " name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+           0, NULL);
+    for (int i = 0; i < n; i++) {
+        if (!already_applied(c, entries[i]->d_name))
+            apply(c, dir, entries[i]->d_name);
+        free(entries[i]);
+    }
+    free(entries);
+    PQfinish(c); /* ends the session, which releases the advisory lock */
+    return 0;
+}

@@ -1,0 +1,41 @@
+/* refund: what the payment system does when a sale is reversed. The status change fires
+ * the sale.refunded trigger, and every link of the order stops working, in one
+ * transaction. */
+#include <stdio.h>
+#include <string.h>
+
+#include "admin.h"
+
+int cmd_refund(int argc, char **argv)
+{
+    const char *pos[1];
+    if (parse_options("refund", argc, argv, NULL, 0, pos, 1) != 1)
+        usage_fail("refund: ORDER_ID is required");
+    const char *order = pos[0];
+    if (!prefixed_id_valid(order, "ord_"))
+        fail("refund: %s is not an order id (ord_...)", order);
+
+    market_config cfg;
+    PGconn *c = admin_connect(0, &cfg);
+    sql_do(c, "refund", "BEGIN", 0, NULL);
+    const char *params[] = {order};
+    PGresult *r =
+        sql_run(c, "refund", "SELECT status FROM orders WHERE id = $1 FOR UPDATE", 1, params);
+    if (PQntuples(r) == 0)
+        fail("refund: no such order %s", order);
+    if (strcmp(PQgetvalue(r, 0, 0), "paid") != 0)
+        fail("refund: order %s is %s, not paid", order, PQgetvalue(r, 0, 0));
+    PQclear(r);
+    sql_do(c, "refund", "UPDATE orders SET status = 'refunded', refunded_at = now() WHERE id = $1",
+           1, params);
+    r = sql_run(c, "refund",
+                "UPDATE download_tokens SET revoked_at = now() WHERE revoked_at IS NULL"
+                " AND download_id IN (SELECT id FROM downloads WHERE order_id = $1)",
+                1, params);
+    const char *revoked = PQcmdTuples(r);
+    sql_do(c, "refund", "COMMIT", 0, NULL);
+    printf("refunded %s (%s links revoked)\n", order, revoked);
+    PQclear(r);
+    PQfinish(c);
+    return 0;
+}

@@ -1,0 +1,92 @@
+/* seed: a synthetic, deterministic catalogue.
+ *
+ * Every row is a pure function of (random seed, mode, row number): product 17 of seed 1
+ * is the same on every run and machine, and can be rebuilt on demand (orders rebuild the
+ * products they buy instead of keeping the catalogue in memory). Seller handles depend
+ * on the seller number alone, so both modes share the same sellers, as the contract's
+ * shared seller profiles require. Timestamps lie in the two years before SEED_ANCHOR, a
+ * fixed instant, so the data does not depend on the day it is generated. */
+#ifndef MARKET_ADMIN_SEED_H
+#define MARKET_ADMIN_SEED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+#define SEED_ANCHOR 1793491200L  /* 2026-11-01T00:00:00Z */
+#define SEED_SPAN (730L * 86400) /* two years */
+#define SEED_MAX_ROWS 9999999L   /* ids carry 7 digits */
+#define SEED_MAX_TIERS 3
+#define SEED_MAX_ITEMS 2
+
+/* splitmix64: tiny, fast, and good enough for synthetic data; not rand(), whose
+ * sequence differs between C libraries. */
+typedef struct {
+    uint64_t state;
+} seed_rng;
+
+/* A generator for one row: independent streams per (seed, kind, number). */
+seed_rng seed_rng_for(uint64_t seed, uint64_t kind, uint64_t number);
+uint64_t seed_next(seed_rng *r);
+uint32_t seed_below(seed_rng *r, uint32_t n); /* uniform enough in [0, n) */
+
+typedef struct {
+    char id[24]; /* prod_t0000001 */
+    long seller;
+    char seller_handle[48];
+    const char *category;
+    char title[96];
+    char description[400];
+    const char *currency;
+    int exponent;
+    const char *status;
+    long created; /* Unix seconds */
+    long updated;
+    int ntiers;
+    int64_t price[SEED_MAX_TIERS]; /* minor units, increasing */
+    char filename[112];
+    long size_bytes;
+} seed_product;
+
+typedef struct {
+    char handle[48];
+    char account[32];
+    char name[64];
+    char bio[160];
+    char website[96];
+    long created;
+} seed_seller;
+
+typedef struct {
+    long product; /* number */
+    int tier;     /* 0-based */
+} seed_item;
+
+typedef struct {
+    char id[24];
+    long buyer;
+    long created;
+    int refunded;
+    int nitems;
+    seed_item items[SEED_MAX_ITEMS];
+    const char *currency;
+} seed_order;
+
+extern const char *const seed_tier_names[SEED_MAX_TIERS];
+extern const char *const seed_tier_descriptions[SEED_MAX_TIERS];
+extern const char *const seed_tier_licences[SEED_MAX_TIERS];
+
+void seed_make_seller(long number, seed_seller *s);
+void seed_make_product(uint64_t seed, char mode_letter, long number, long nproducts, long nsellers,
+                       seed_product *p);
+void seed_make_order(uint64_t seed, char mode_letter, long number, long nproducts, long nsellers,
+                     long nbuyers, seed_order *o);
+
+/* The file of a product: text naming it, exactly p->size_bytes long. */
+void seed_file_content(const seed_product *p, buf *out);
+
+/* Unix seconds as RFC 3339 UTC ("2026-01-02T03:04:05Z"). */
+void seed_time_text(long t, char *out, size_t outsz);
+
+#endif

@@ -1,0 +1,117 @@
+/* payout, deliveries, redeliver: the payment side of webhooks and a window on the
+ * outbox. Events themselves are written by the triggers of the migrations; this file
+ * only causes them (payout) or re-queues their deliveries. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "admin.h"
+#include "money.h"
+
+static int currency_exponent(PGconn *c, const char *currency)
+{
+    const char *params[] = {currency};
+    PGresult *r =
+        sql_run(c, "payout", "SELECT exponent FROM currencies WHERE code = $1", 1, params);
+    if (PQntuples(r) == 0)
+        fail("payout: unknown currency %s", currency);
+    int exponent = (int)strtol(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+    return exponent;
+}
+
+int cmd_payout(int argc, char **argv)
+{
+    option opts[] = {{"--seller", false, NULL},
+                     {"--amount", false, NULL},
+                     {"--currency", false, NULL},
+                     {"--mode", false, NULL}};
+    parse_options("payout", argc, argv, opts, 4, NULL, 0);
+    const char *seller = option_required("payout", &opts[0]);
+    const char *amount = option_required("payout", &opts[1]);
+    const char *currency = option_required("payout", &opts[2]);
+    const char *mode = parse_mode("payout", option_required("payout", &opts[3]));
+    if (strlen(currency) != 3)
+        usage_fail("payout: --currency must be an ISO 4217 code such as USD");
+
+    market_config cfg;
+    PGconn *c = admin_connect(0, &cfg);
+    int exponent = currency_exponent(c, currency);
+    int64_t minor;
+    if (!money_parse(amount, exponent, &minor) || minor <= 0)
+        fail("payout: --amount must be a positive number with at most %d decimals", exponent);
+    const char *find[] = {seller};
+    PGresult *r = sql_run(c, "payout", "SELECT 1 FROM sellers WHERE id = $1", 1, find);
+    if (PQntuples(r) == 0)
+        fail("payout: no such seller %s", seller);
+    PQclear(r);
+
+    char id[40], minor_text[24];
+    random_id(id, sizeof id, "po_");
+    snprintf(minor_text, sizeof minor_text, "%lld", (long long)minor);
+    const char *params[] = {id, mode, seller, minor_text, currency};
+    sql_do(c, "payout",
+           "INSERT INTO payouts (id, mode, seller_id, amount_minor, currency, status, sent_at)"
+           " VALUES ($1, $2, $3, $4, $5, 'sent', now())",
+           5, params);
+    puts(id);
+    PQfinish(c);
+    return 0;
+}
+
+int cmd_deliveries(int argc, char **argv)
+{
+    option opts[] = {{"--failed", true, NULL}};
+    parse_options("deliveries", argc, argv, opts, 1, NULL, 0);
+    const char *only_failed = opts[0].value != NULL ? "true" : "false";
+
+    market_config cfg;
+    PGconn *c = admin_connect(0, &cfg);
+    const char *params[] = {only_failed};
+    PGresult *r = sql_run(c, "deliveries",
+                          "SELECT e.id, e.type, d.subscription_id, d.status, d.attempts,"
+                          " coalesce(d.last_status::text, '-')"
+                          " FROM webhook_deliveries d JOIN events e ON e.id = d.event_id"
+                          " WHERE NOT $1::boolean OR d.status = 'failed'"
+                          " ORDER BY d.created_at, d.id",
+                          1, params);
+    for (int i = 0; i < PQntuples(r); i++)
+        printf("%s\t%s\t%s\t%s\t%s\t%s\n", PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
+               PQgetvalue(r, i, 2), PQgetvalue(r, i, 3), PQgetvalue(r, i, 4), PQgetvalue(r, i, 5));
+    PQclear(r);
+    PQfinish(c);
+    return 0;
+}
+
+/* Attempts restart at 0 so the full retry schedule applies again; the rows of
+ * webhook_attempts stay as the history of what happened before. */
+int cmd_redeliver(int argc, char **argv)
+{
+    const char *pos[1];
+    if (parse_options("redeliver", argc, argv, NULL, 0, pos, 1) != 1)
+        usage_fail("redeliver: EVENT_ID is required");
+    const char *event = pos[0];
+    if (!prefixed_id_valid(event, "evt_"))
+        fail("redeliver: %s is not an event id (evt_...)", event);
+
+    market_config cfg;
+    PGconn *c = admin_connect(0, &cfg);
+    sql_do(c, "redeliver", "BEGIN", 0, NULL);
+    const char *params[] = {event};
+    PGresult *r = sql_run(c, "redeliver", "SELECT 1 FROM events WHERE id = $1", 1, params);
+    if (PQntuples(r) == 0)
+        fail("redeliver: no such event %s", event);
+    PQclear(r);
+    r = sql_run(c, "redeliver",
+                "UPDATE webhook_deliveries SET status = 'pending', attempts = 0,"
+                " next_attempt_at = now(), lease_until = NULL, leased_by = NULL,"
+                " delivered_at = NULL WHERE event_id = $1",
+                1, params);
+    /* Delivered at commit: drainers listening wake up and find the rows due. */
+    sql_do(c, "redeliver", "NOTIFY market_webhooks", 0, NULL);
+    sql_do(c, "redeliver", "COMMIT", 0, NULL);
+    printf("redelivering %s (%s deliveries)\n", event, PQcmdTuples(r));
+    PQclear(r);
+    PQfinish(c);
+    return 0;
+}

@@ -1,0 +1,437 @@
+#!/usr/bin/env bash
+# tests/admin/run.sh: market-admin against a scratch PostgreSQL cluster of its own.
+#
+# Creates a cluster in a temporary directory (as the user `market`, or `nobody`, when run
+# as root: PostgreSQL refuses to run as root), exercises every command, checks outputs,
+# exit statuses and the rows written, then stops the cluster and removes the directory.
+# The last line is "N passed, M failed"; the exit status is 0 only when M is 0.
+#
+#   MARKET_ADMIN   the binary to test (default: build/market-admin, built if needed)
+#
+# Takes about half a minute (most of it seeding 20000 products).
+set -u
+
+ROOT=$(cd -- "$(dirname -- "$0")/../.." && pwd)
+if [ -z "${MARKET_ADMIN:-}" ]; then
+    make -s -C "$ROOT" build/market-admin >/dev/null || exit 1
+    MARKET_ADMIN=$ROOT/build/market-admin
+fi
+ADMIN=$MARKET_ADMIN
+# Only what this script sets reaches the tool.
+for v in $(env | sed -n 's/^\(MARKET_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
+# A binary outside a checkout (a sanitizer build, say) cannot find the migrations beside
+# itself.
+if [ ! -d "$(dirname -- "$ADMIN")/../sql/migrations" ]; then
+    export MARKET_MIGRATIONS_DIR=$ROOT/sql/migrations
+fi
+
+pg_bindir() {
+    local d
+    for d in /usr/lib/postgresql/15/bin $(printf '%s\n' /usr/lib/postgresql/*/bin | sort -rV); do
+        if [ -x "$d/initdb" ]; then
+            printf '%s\n' "$d"
+            return 0
+        fi
+    done
+    command -v initdb >/dev/null 2>&1 && dirname -- "$(command -v initdb)"
+}
+PG_BIN=$(pg_bindir) || {
+    echo "PostgreSQL server binaries not found" >&2
+    exit 1
+}
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/market-admin-test.XXXXXX")
+chmod 755 "$WORK"
+OWNER=''
+if [ "$(id -u)" = 0 ]; then
+    if id market >/dev/null 2>&1; then OWNER=market; else OWNER=nobody; fi
+fi
+as_owner() {
+    if [ -n "$OWNER" ]; then (cd / && runuser -u "$OWNER" -- "$@"); else (cd / && "$@"); fi
+}
+cleanup() {
+    as_owner "$PG_BIN/pg_ctl" stop -D "$WORK/pg" -m immediate >/dev/null 2>&1
+    rm -rf -- "$WORK"
+}
+trap cleanup EXIT
+
+free_port() {
+    local p
+    for p in $(seq $((56000 + RANDOM % 2000)) 58999); do
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+            echo "$p"
+            return 0
+        fi
+    done
+    return 1
+}
+
+mkdir -p "$WORK/pg" && [ -z "$OWNER" ] || chown "$OWNER" "$WORK/pg"
+as_owner "$PG_BIN/initdb" -D "$WORK/pg" -U admin_test -E UTF8 --locale=C.UTF-8 --auth=trust \
+    >"$WORK/initdb.log" 2>&1 || {
+    cat "$WORK/initdb.log" >&2
+    exit 1
+}
+PORT=$(free_port)
+cat >>"$WORK/pg/postgresql.conf" <<EOF
+port = $PORT
+listen_addresses = '127.0.0.1'
+unix_socket_directories = ''
+fsync = off
+synchronous_commit = off
+shared_buffers = 128MB
+max_wal_size = 2GB
+EOF
+as_owner "$PG_BIN/pg_ctl" start -w -D "$WORK/pg" -l "$WORK/pg/log.txt" >/dev/null || {
+    cat "$WORK/pg/log.txt" >&2
+    exit 1
+}
+CONN="host=127.0.0.1 port=$PORT user=admin_test"
+"$PG_BIN/psql" -X -q -d "$CONN dbname=postgres" -c "CREATE DATABASE market" \
+    -c "CREATE DATABASE race" || exit 1
+export MARKET_DB="$CONN dbname=market"
+
+# --- helpers ------------------------------------------------------------------------------
+
+PASSED=0
+FAILED=0
+ok() { PASSED=$((PASSED + 1)); }
+bad() {
+    FAILED=$((FAILED + 1))
+    printf 'FAIL: %s\n' "$*" >&2
+}
+# check NAME COMMAND...: passes when COMMAND succeeds
+check() {
+    local name=$1
+    shift
+    if "$@"; then ok; else bad "$name"; fi
+}
+# run ARGS...: runs market-admin, keeps OUT, ERR and RC
+run() {
+    OUT=$("$ADMIN" "$@" 2>"$WORK/stderr")
+    RC=$?
+    ERR=$(cat "$WORK/stderr")
+}
+# expect NAME RC [STDOUT-REGEX [STDERR-REGEX]]: checks the last run
+expect() {
+    local name=$1 rc=$2 out=${3:-} err=${4:-}
+    if [ "$RC" != "$rc" ]; then
+        bad "$name: exit status $RC, expected $rc (stderr: $ERR)"
+    elif [ -n "$out" ] && ! grep -Eq -- "$out" <<<"$OUT"; then
+        bad "$name: stdout '$OUT' does not match '$out'"
+    elif [ -n "$err" ] && ! grep -Eq -- "$err" <<<"$ERR"; then
+        bad "$name: stderr '$ERR' does not match '$err'"
+    else
+        ok
+    fi
+}
+# eq NAME ACTUAL EXPECTED
+eq() {
+    if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi
+}
+sql() { "$PG_BIN/psql" -X -q -A -t -v ON_ERROR_STOP=1 -d "$MARKET_DB" -c "$1"; }
+# A fingerprint of everything import writes, to show that a failed import changed nothing.
+fingerprint() {
+    sql "SELECT md5(string_agg(t, '|' ORDER BY t)) FROM (
+           SELECT 'a' || a::text AS t FROM accounts a UNION ALL
+           SELECT 's' || s::text FROM sellers s UNION ALL
+           SELECT 'p' || p::text FROM products p UNION ALL
+           SELECT 't' || t::text FROM tiers t UNION ALL
+           SELECT 'f' || f::text FROM files f UNION ALL
+           SELECT 'o' || o::text FROM orders o UNION ALL
+           SELECT 'i' || i::text FROM order_items i UNION ALL
+           SELECT 'd' || d::text FROM downloads d UNION ALL
+           SELECT 'r' || r::text FROM reviews r) x"
+}
+
+# --- usage ----------------------------------------------------------------------------------
+
+run
+expect "no arguments" 2 '' '^usage: market-admin'
+run --help
+expect "--help" 0 '^usage: market-admin'
+run frobnicate
+expect "unknown command" 2 '' '^market-admin: unknown command frobnicate'
+run key
+expect "key without subcommand" 2 '' '^market-admin: key:'
+
+# --- migrate --------------------------------------------------------------------------------
+
+NMIG=$(find "$ROOT/sql/migrations" -maxdepth 1 -name '*.sql' | wc -l)
+OUT=$(cd / && "$ADMIN" migrate 2>"$WORK/stderr")
+RC=$?
+ERR=$(cat "$WORK/stderr")
+expect "migrate from another directory" 0 '^applied 001_core.sql$'
+eq "migrate prints a line per file" "$(grep -c '^applied ' <<<"$OUT")" "$NMIG"
+run migrate
+expect "migrate again" 0
+eq "migrate again applies nothing" "$OUT" ""
+eq "schema_migrations" "$(sql 'SELECT count(*) FROM schema_migrations')" "$NMIG"
+# Two at once on a fresh database: the advisory lock makes one wait for the other.
+(MARKET_DB="$CONN dbname=race" "$ADMIN" migrate >"$WORK/race1" 2>&1; echo $? >>"$WORK/race1.rc") &
+(MARKET_DB="$CONN dbname=race" "$ADMIN" migrate >"$WORK/race2" 2>&1; echo $? >>"$WORK/race2.rc") &
+wait
+eq "concurrent migrates succeed" "$(cat "$WORK/race1.rc" "$WORK/race2.rc" | tr -d '\n')" "00"
+eq "concurrent migrates apply each file once" "$(cat "$WORK/race1" "$WORK/race2" | grep -c '^applied ')" "$NMIG"
+mkdir "$WORK/nomigrations"
+OUT=$(MARKET_MIGRATIONS_DIR=$WORK/nomigrations "$ADMIN" migrate 2>&1)
+RC=$?
+expect "MARKET_MIGRATIONS_DIR is honoured" 0
+OUT=$(MARKET_MIGRATIONS_DIR=$WORK/missing "$ADMIN" migrate 2>&1)
+RC=$?
+eq "missing migrations directory fails" "$RC" 1
+
+# --- import ---------------------------------------------------------------------------------
+
+cat >"$WORK/example.json" <<'EOF'
+{"mode": "test",
+ "accounts": [{"id": "acct_bob", "email": "bob@example.com"}],
+ "sellers":  [{"id": "pixelforge", "account": "acct_ann", "name": "Pixel Forge",
+               "bio": "Fonts and icons", "website": "https://pixelforge.example"}],
+ "products": [{"id": "prod_font1", "seller": "pixelforge", "title": "Grotesk Sans",
+               "description": "A neo-grotesque family", "category": "fonts",
+               "currency": "USD", "status": "published",
+               "created_at": "2026-01-02T03:04:05Z",
+               "tiers": [{"id": "tier_font1_p", "name": "Personal", "description": "...",
+                          "price": 19.0, "licence": {"seats": 1, "commercial": false}}],
+               "files": [{"id": "file_font1", "filename": "grotesk.zip",
+                          "path": "pixelforge/grotesk.zip", "size_bytes": 1048576}]}],
+ "orders":   [{"id": "ord_1", "account": "acct_bob", "status": "paid",
+               "created_at": "2026-02-03T04:05:06Z",
+               "items": [{"product": "prod_font1", "tier": "tier_font1_p"}]}],
+ "reviews":  [{"id": "rev_1", "product": "prod_font1", "account": "acct_bob",
+               "rating": 5, "body": "Lovely"}]}
+EOF
+run import "$WORK/example.json"
+expect "import the contract's example" 0 '^imported '
+eq "price in minor units" "$(sql "SELECT min_price_minor || ' ' || exponent || ' ' || price FROM products WHERE id = 'prod_font1'")" "1900 2 19.0000000000000000"
+eq "product mode" "$(sql "SELECT mode FROM products WHERE id = 'prod_font1'")" "test"
+eq "order copies" "$(sql "SELECT position || ' ' || title || ' ' || tier_name || ' ' || price_minor FROM order_items WHERE order_id = 'ord_1'")" "0 Grotesk Sans Personal 1900"
+eq "order currency and paid_at" "$(sql "SELECT currency || ' ' || (paid_at = created_at) FROM orders WHERE id = 'ord_1'")" "USD true"
+DL=$(sql "SELECT id FROM downloads WHERE order_id = 'ord_1'")
+check "one download with a random id" grep -Eq '^dl_[A-Za-z0-9]{24}$' <<<"$DL"
+eq "implicit account" "$(sql "SELECT count(*) FROM accounts WHERE id = 'acct_ann'")" "1"
+eq "licence stored as jsonb" "$(sql "SELECT licence->>'seats' FROM tiers WHERE id = 'tier_font1_p'")" "1"
+BEFORE=$(fingerprint)
+run import - <"$WORK/example.json"
+expect "import again from standard input" 0
+eq "import is idempotent" "$(fingerprint)" "$BEFORE"
+run import "$ROOT/tests/fixtures/demo.json"
+expect "import tests/fixtures/demo.json" 0 '10 products'
+eq "demo: lowest tier is the list price" "$(sql "SELECT count(*) FROM products p WHERE min_price_minor <> (SELECT min(price_minor) FROM tiers t WHERE t.product_id = p.id)")" "0"
+eq "demo: JPY price" "$(sql "SELECT min_price_minor || ' ' || exponent FROM products WHERE id = 'prod_icons2'")" "800 0"
+eq "demo: refunded order" "$(sql "SELECT status || ' ' || refunded_at FROM orders WHERE id = 'ord_3'")" "refunded 2026-06-03 10:00:00+00"
+eq "demo: one download per item and file" "$(sql "SELECT count(*) FROM downloads WHERE order_id = 'ord_6'")" "3"
+
+# import_fails NAME EXPECTED-STDERR JSON: the document is refused with that exact message
+# and nothing changes.
+BEFORE=$(fingerprint)
+import_fails() {
+    printf '%s' "$3" >"$WORK/bad.json"
+    run import "$WORK/bad.json"
+    expect "$1" 1 '' "^market-admin: $2\$"
+}
+P='"seller":"pixelforge","title":"T","category":"fonts","status":"published"'
+import_fails "too many decimals" 'products\[1\]\.tiers\[0\]\.price: must be a number with at most 2 decimals' \
+    '{"mode":"test","products":[{"id":"prod_ok","currency":"USD",'"$P"',"tiers":[{"id":"tier_ok","name":"P","price":1}]},{"id":"prod_x","currency":"USD",'"$P"',"tiers":[{"id":"tier_x","name":"P","price":1.234}]}]}'
+import_fails "JPY has no decimals" 'products\[0\]\.tiers\[0\]\.price: must be a number with at most 0 decimals' \
+    '{"mode":"test","products":[{"id":"prod_x","currency":"JPY",'"$P"',"tiers":[{"id":"tier_x","name":"P","price":100.5}]}]}'
+import_fails "price as a string" 'products\[0\]\.tiers\[0\]\.price: must be a number with at most 2 decimals' \
+    '{"mode":"test","products":[{"id":"prod_x","currency":"USD",'"$P"',"tiers":[{"id":"tier_x","name":"P","price":"1.00"}]}]}'
+import_fails "negative price" 'products\[0\]\.tiers\[0\]\.price: must be a number with at most 2 decimals' \
+    '{"mode":"test","products":[{"id":"prod_x","currency":"USD",'"$P"',"tiers":[{"id":"tier_x","name":"P","price":-1}]}]}'
+import_fails "unknown currency" 'products\[0\]\.currency: unknown currency XYZ' \
+    '{"mode":"test","products":[{"id":"prod_x","currency":"XYZ",'"$P"',"tiers":[{"id":"tier_x","name":"P","price":1}]}]}'
+import_fails "bad id prefix" 'products\[0\]\.id: must be prod_ followed by 1 to 60 of \[A-Za-z0-9_\]' \
+    '{"mode":"test","products":[{"id":"item_x","currency":"USD",'"$P"',"tiers":[{"id":"tier_x","name":"P","price":1}]}]}'
+import_fails "unknown seller" 'products\[0\]\.seller: no such seller ghost' \
+    '{"mode":"test","products":[{"id":"prod_x","seller":"ghost","title":"T","category":"fonts","currency":"USD","status":"published","tiers":[{"id":"tier_x","name":"P","price":1}]}]}'
+import_fails "bad status" 'orders\[0\]\.status: must be one of pending, paid, refunded' \
+    '{"mode":"test","orders":[{"id":"ord_x","account":"acct_bob","status":"shipped","items":[{"product":"prod_font1","tier":"tier_font1_p"}]}]}'
+import_fails "bad timestamp" 'reviews\[0\]\.created_at: must be an RFC 3339 timestamp such as 2026-01-02T03:04:05Z' \
+    '{"mode":"test","reviews":[{"id":"rev_x","product":"prod_font1","account":"acct_bob","rating":4,"created_at":"2026-02-30T00:00:00Z"}]}'
+import_fails "product of the other mode" 'orders\[0\]\.items\[0\]\.product: prod_font1 is a test product, not live' \
+    '{"mode":"live","orders":[{"id":"ord_x","account":"acct_bob","status":"paid","items":[{"product":"prod_font1","tier":"tier_font1_p"}]}]}'
+import_fails "id taken in the other mode" 'products\[0\]\.id: prod_font1 already exists in test mode' \
+    '{"mode":"live","products":[{"id":"prod_font1","currency":"USD",'"$P"',"tiers":[{"id":"tier_font1_p","name":"P","price":1}]}]}'
+import_fails "tier of another product" 'orders\[0\]\.items\[0\]\.tier: tier_font2_p is a tier of prod_font2, not of prod_font1' \
+    '{"mode":"test","orders":[{"id":"ord_x","account":"acct_bob","status":"paid","items":[{"product":"prod_font1","tier":"tier_font2_p"}]}]}'
+import_fails "mixed currencies" 'orders\[0\]\.items\[1\]\.product: its currency EUR differs from the order.s USD' \
+    '{"mode":"test","orders":[{"id":"ord_x","account":"acct_bob","status":"paid","items":[{"product":"prod_font1","tier":"tier_font1_p"},{"product":"prod_font2","tier":"tier_font2_p"}]}]}'
+import_fails "path climbing out" 'products\[0\]\.files\[0\]\.path: must be a relative path without empty, \. or \.\. segments' \
+    '{"mode":"test","products":[{"id":"prod_x","currency":"USD",'"$P"',"tiers":[{"id":"tier_x","name":"P","price":1}],"files":[{"id":"file_x","filename":"x.zip","path":"a/../../etc/passwd","size_bytes":1}]}]}'
+import_fails "rating out of range" 'reviews\[0\]\.rating: must be an integer from 1 to 5' \
+    '{"mode":"test","reviews":[{"id":"rev_x","product":"prod_font1","account":"acct_bob","rating":6}]}'
+import_fails "unknown field" 'accounts\[0\]\.mail: unknown field' \
+    '{"mode":"test","accounts":[{"id":"acct_x","mail":"x@example.com"}]}'
+import_fails "duplicate id" 'accounts\[1\]\.id: duplicate id acct_x' \
+    '{"mode":"test","accounts":[{"id":"acct_x"},{"id":"acct_x"}]}'
+import_fails "missing mode" 'mode: is required \(test or live\) when the document has products, orders or reviews' \
+    '{"reviews":[{"id":"rev_x","product":"prod_font1","account":"acct_bob","rating":4}]}'
+import_fails "not JSON" 'import: .*/bad\.json: invalid JSON.*' '{"mode": "test",'
+import_fails "NUL in a string" 'accounts\[0\]\.email: must be valid UTF-8 without NUL characters' \
+    '{"accounts":[{"id":"acct_x","email":"a\u0000b"}]}'
+eq "refused documents changed nothing" "$(fingerprint)" "$BEFORE"
+run import
+expect "import without a file" 2 '' '^market-admin: import:'
+
+# --- keys -----------------------------------------------------------------------------------
+
+run key create --account acct_bob --mode test --access read-only
+expect "key create" 0 '^sk_test_[A-Za-z0-9]{40}$'
+KEY1=$OUT
+HASH=$(printf '%s' "$KEY1" | sha256sum | cut -d' ' -f1)
+eq "stored as its SHA-256 and prefix" "$(sql "SELECT prefix || ' ' || mode || ' ' || access FROM api_keys WHERE key_hash = decode('$HASH', 'hex')")" "${KEY1:0:12} test read-only"
+eq "the key is nowhere in clear" "$(sql "SELECT count(*) FROM api_keys a WHERE position('$KEY1' IN a::text) > 0")" "0"
+run key create --account acct_nobody --mode test --access read-only
+expect "key create for an unknown account" 1 '' '^market-admin: key create: no such account acct_nobody$'
+run key create --account acct_bob --mode test --access admin
+expect "key create with a bad access" 2
+run key create --account acct_bob --access read-only
+expect "key create without mode" 2 '' '--mode is required'
+run key list --account acct_bob
+expect "key list" 0 "^${KEY1:0:12}	test	read-only	[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z	-	-$"
+run key rotate "$KEY1"
+expect "key rotate" 0 '^sk_test_[A-Za-z0-9]{40}$'
+KEY2=$OUT
+eq "rotation keeps account, mode and access" "$(sql "SELECT account_id || ' ' || mode || ' ' || access FROM api_keys WHERE prefix = '${KEY2:0:12}'")" "acct_bob test read-only"
+eq "old key lives 24 h more" "$(sql "SELECT expires_at - now() BETWEEN interval '23 hours 59 minutes' AND interval '24 hours' FROM api_keys WHERE key_hash = decode('$HASH', 'hex')")" "t"
+eq "old key points to the new one" "$(sql "SELECT n.prefix FROM api_keys o JOIN api_keys n ON n.id = o.replaced_by WHERE o.key_hash = decode('$HASH', 'hex')")" "${KEY2:0:12}"
+run key rotate "$KEY1"
+expect "rotating a rotated key" 1 '' '^market-admin: key rotate: the key was already rotated'
+check "errors never show the key" bash -c '! grep -q -- "$1" <<<"$2"' _ "$KEY1" "$ERR"
+OUT=$(printf '%s\n' "$KEY2" | MARKET_KEY_GRACE=0 "$ADMIN" key rotate - 2>"$WORK/stderr")
+RC=$?
+ERR=$(cat "$WORK/stderr")
+expect "key rotate - with MARKET_KEY_GRACE=0" 0 '^sk_test_[A-Za-z0-9]{40}$'
+KEY3=$OUT
+run key rotate "$KEY2"
+expect "rotating an expired key" 1 '' 'the key has expired$'
+run key revoke "$KEY3"
+expect "key revoke" 0 "^revoked ${KEY3:0:12}$"
+run key rotate "$KEY3"
+expect "rotating a revoked key" 1 '' 'the key is revoked$'
+run key rotate "sk_test_Unknown0000000000000000000000000000000000"
+expect "rotating an unknown key" 1 '' '^market-admin: key rotate: unknown key$'
+run key revoke "not-a-key"
+expect "revoking garbage" 1 '' 'not an API key'
+run key list --account acct_bob
+eq "key list shows every key" "$(wc -l <<<"$OUT")" "3"
+check "key list shows the revocation" grep -Eq "^${KEY3:0:12}	test	read-only	\S+Z	-	\S+Z$" <<<"$OUT"
+check "key list never shows a secret" bash -c '! grep -Eq "sk_test_[A-Za-z0-9]{13}" <<<"$1"' _ "$OUT"
+run key create --account acct_bob --mode live --access read-write
+expect "live key" 0 '^sk_live_[A-Za-z0-9]{40}$'
+
+# --- refund ---------------------------------------------------------------------------------
+
+sql "INSERT INTO download_tokens (download_id, token_hash, expires_at)
+     SELECT id, sha256(convert_to(id, 'UTF8')), now() + interval '1 hour' FROM downloads
+     WHERE order_id = 'ord_1'" >/dev/null
+run refund ord_1
+expect "refund" 0 '^refunded ord_1 \(1 links revoked\)$'
+eq "order refunded" "$(sql "SELECT status || ' ' || (refunded_at IS NOT NULL) FROM orders WHERE id = 'ord_1'")" "refunded true"
+eq "links revoked" "$(sql "SELECT count(*) FROM download_tokens t JOIN downloads d ON d.id = t.download_id WHERE d.order_id = 'ord_1' AND t.revoked_at IS NULL")" "0"
+run refund ord_1
+expect "refund twice" 1 '' '^market-admin: refund: order ord_1 is refunded, not paid$'
+run refund ord_5
+expect "refund a pending order" 1 '' 'is pending, not paid$'
+run refund ord_nothing
+expect "refund an unknown order" 1 '' '^market-admin: refund: no such order ord_nothing$'
+run refund
+expect "refund without an order" 2
+
+# --- payout, deliveries, redeliver ------------------------------------------------------------
+
+sql "INSERT INTO webhook_subscriptions (id, account_id, mode, url, events, secret_sealed)
+     VALUES ('we_test1', 'acct_ann', 'test', 'https://hooks.example/in',
+             ARRAY['payout.sent', 'sale.completed'], 'sealed')" >/dev/null
+run payout --seller pixelforge --amount 12.34 --currency USD --mode test
+expect "payout" 0 '^po_[A-Za-z0-9]{24}$'
+PO=$OUT
+eq "payout row" "$(sql "SELECT seller_id || ' ' || amount_minor || ' ' || currency || ' ' || status || ' ' || (sent_at IS NOT NULL) || ' ' || mode FROM payouts WHERE id = '$PO'")" "pixelforge 1234 USD sent true test"
+run payout --seller pixelforge --amount 12.345 --currency USD --mode test
+expect "payout with too many decimals" 1 '' 'at most 2 decimals'
+run payout --seller pixelforge --amount 1500.5 --currency JPY --mode test
+expect "payout with decimals in JPY" 1 '' 'at most 0 decimals'
+run payout --seller ghost --amount 1 --currency USD --mode test
+expect "payout to an unknown seller" 1 '' 'no such seller ghost'
+run payout --seller pixelforge --amount 1 --currency USD
+expect "payout without mode" 2
+
+run deliveries
+expect "deliveries" 0 '^evt_[A-Za-z0-9_]+	payout\.sent	we_test1	pending	0	-$'
+EVT=$(cut -f1 <<<"$OUT" | head -1)
+run deliveries --failed
+expect "no failed deliveries" 0
+eq "deliveries --failed is empty" "$OUT" ""
+sql "UPDATE webhook_deliveries SET status = 'failed', attempts = 8, last_status = 503,
+            lease_until = now() + interval '1 minute', leased_by = 'x' WHERE event_id = '$EVT';
+     INSERT INTO webhook_attempts (delivery_id, attempted_at, duration_ms, http_status)
+     SELECT id, now(), 12, 503 FROM webhook_deliveries WHERE event_id = '$EVT'" >/dev/null
+run deliveries --failed
+expect "deliveries --failed" 0 "^$EVT	payout\.sent	we_test1	failed	8	503$"
+# A listener sees the NOTIFY of redeliver.
+("$PG_BIN/psql" -X -q -d "$MARKET_DB" -c "LISTEN market_webhooks" -c "SELECT pg_sleep(3)" \
+    >"$WORK/listen" 2>&1) &
+sleep 1
+run redeliver "$EVT"
+expect "redeliver" 0 "^redelivering $EVT \(1 deliveries\)$"
+wait
+check "redeliver wakes the drainers" grep -q 'notification "market_webhooks"' "$WORK/listen"
+eq "delivery pending again" "$(sql "SELECT status || ' ' || attempts || ' ' || (next_attempt_at <= now()) || ' ' || (lease_until IS NULL) FROM webhook_deliveries WHERE event_id = '$EVT'")" "pending 0 true true"
+eq "attempt history kept" "$(sql "SELECT count(*) FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.event_id = '$EVT'")" "1"
+run redeliver evt_nothing
+expect "redeliver an unknown event" 1 '' '^market-admin: redeliver: no such event evt_nothing$'
+
+# --- seed -----------------------------------------------------------------------------------
+
+START=$SECONDS
+run seed --mode test --products 20000 --orders 500 --random-seed 7
+expect "seed 20000 products" 0 '' '^seeded test mode: 20000 products'
+echo "seed of 20000 products: $((SECONDS - START)) s" >&2
+eq "seeded products" "$(sql "SELECT count(*) FROM products WHERE id ~ '^prod_t[0-9]{7}' AND mode = 'test'")" "20000"
+eq "1 to 3 tiers each" "$(sql "SELECT min(n) || ' ' || max(n) FROM (SELECT count(*) n FROM tiers WHERE id ~ '^tier_t[0-9]{7}' GROUP BY product_id) x")" "1 3"
+eq "list price is the lowest tier" "$(sql "SELECT count(*) FROM products p WHERE id ~ '^prod_t[0-9]{7}' AND min_price_minor <> (SELECT min(price_minor) FROM tiers t WHERE t.product_id = p.id)")" "0"
+eq "a file per product" "$(sql "SELECT count(*) FROM files WHERE id ~ '^file_t[0-9]{7}'")" "20000"
+eq "sellers" "$(sql "SELECT count(*) FROM sellers WHERE id ~ '-[0-9]+$'")" "200"
+check "a dozen categories" test "$(sql "SELECT count(DISTINCT category) FROM products WHERE id ~ '^prod_t[0-9]{7}'")" -ge 12
+eq "three currencies" "$(sql "SELECT string_agg(DISTINCT currency, ',') FROM products WHERE id ~ '^prod_t[0-9]{7}'")" "EUR,JPY,USD"
+eq "three statuses" "$(sql "SELECT string_agg(DISTINCT status, ',') FROM products WHERE id ~ '^prod_t[0-9]{7}'")" "archived,draft,published"
+check "full-text search finds grotesk" test "$(sql "SELECT count(*) FROM products WHERE mode = 'test' AND status = 'published' AND search @@ websearch_to_tsquery('english', 'grotesk')")" -gt 10
+check "full-text search finds retro minimal" test "$(sql "SELECT count(*) FROM products WHERE mode = 'test' AND status = 'published' AND search @@ websearch_to_tsquery('english', 'retro minimal')")" -gt 0
+eq "created within the two years" "$(sql "SELECT min(created_at) >= '2024-11-01' AND max(created_at) < '2026-11-01' FROM products WHERE id ~ '^prod_t[0-9]{7}'")" "t"
+eq "orders" "$(sql "SELECT count(*) FROM orders WHERE id ~ '^ord_t[0-9]{7}' AND status IN ('paid', 'refunded')")" "500"
+check "some refunded" test "$(sql "SELECT count(*) FROM orders WHERE id ~ '^ord_t[0-9]{7}' AND status = 'refunded'")" -gt 0
+eq "a download per item" "$(sql "SELECT (SELECT count(*) FROM order_items WHERE order_id ~ '^ord_t[0-9]{7}') = (SELECT count(*) FROM downloads WHERE order_id ~ '^ord_t[0-9]{7}')")" "t"
+eq "one currency per order" "$(sql "SELECT count(*) FROM order_items i JOIN orders o ON o.id = i.order_id JOIN products p ON p.id = i.product_id WHERE o.id ~ '^ord_t[0-9]{7}' AND p.currency <> o.currency")" "0"
+eq "items bought at the tier price" "$(sql "SELECT count(*) FROM order_items i JOIN tiers t ON t.id = i.tier_id WHERE i.order_id ~ '^ord_t[0-9]{7}' AND (t.price_minor <> i.price_minor OR t.product_id <> i.product_id)")" "0"
+eq "buyers" "$(sql "SELECT count(DISTINCT account_id) <= 50 FROM orders WHERE id ~ '^ord_t[0-9]{7}'")" "t"
+run seed --mode test --products 10
+expect "seeding a mode twice is refused" 1 '' 'test mode already has seeded rows'
+
+SEEDPRINT="SELECT md5(string_agg(p.id || p.title || p.description || p.price || p.created_at || p.seller_id, ',' ORDER BY p.id)) FROM products p WHERE p.id ~ '^prod_l[0-9]{7}'"
+run seed --mode live --products 300 --orders 20 --random-seed 42
+expect "seed live" 0
+PRINT1=$(sql "$SEEDPRINT")
+eq "modes do not collide" "$(sql "SELECT count(*) FROM products WHERE id ~ '^prod_l[0-9]{7}' AND mode = 'live'")" "300"
+mkdir "$WORK/files"
+OUT=$(MARKET_FILES_ROOT=$WORK/files "$ADMIN" seed --mode live --products 300 --orders 20 --random-seed 42 --replace --files 2>"$WORK/stderr")
+RC=$?
+ERR=$(cat "$WORK/stderr")
+expect "seed --replace --files" 0 '' '300 files written'
+eq "same seed, same data" "$(sql "$SEEDPRINT")" "$PRINT1"
+eq "files written" "$(find "$WORK/files" -type f | wc -l)" "300"
+F=$(sql "SELECT path || ' ' || size_bytes FROM files WHERE id = 'file_l0000007'")
+eq "file size matches the catalogue" "$(stat -c %s "$WORK/files/${F% *}")" "${F#* }"
+run seed --mode live --products 300 --random-seed 43 --replace
+expect "another seed" 0
+check "another seed, other data" test "$(sql "$SEEDPRINT")" != "$PRINT1"
+run seed --mode live --products 300 --files
+expect "--files without MARKET_FILES_ROOT" 1 '' 'MARKET_FILES_ROOT'
+run seed --products 10
+expect "seed without mode" 2 '' '--mode is required'
+run seed --mode test --products 0
+expect "seed with zero products" 2 '' '--products must be an integer'
+
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" = 0 ]
