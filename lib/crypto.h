@@ -28,8 +28,9 @@ void crypto_random_alnum(char *out, size_t n);
 /* Compares two byte strings in time that depends only on n. */
 bool crypto_equal(const void *a, const void *b, size_t n);
 
-/* Derives a 32-byte subkey for one purpose ("cursor", "link", "webhook-secret") from the
- * server secret, so that one secret never keys two different things. */
+/* Derives a 32-byte subkey for one purpose ("market cursor v1", "market download link v1",
+ * "market webhook secret v1") from the server secret, so that one secret never keys two
+ * different things. */
 void crypto_derive(const void *secret, size_t secretlen, const char *purpose,
                    uint8_t out[SHA256_LEN]);
 

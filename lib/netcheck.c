@@ -60,10 +60,10 @@ static bool v6_public(const uint8_t a[16])
     static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
     static const uint8_t nat64[12] = {0x00, 0x64, 0xFF, 0x9B};
     static const uint8_t six_to_four[2] = {0x20, 0x02};
-    static const uint8_t ietf[3] = {0x20, 0x01, 0x00};       /* 2001::/23 */
-    static const uint8_t doc[4] = {0x20, 0x01, 0x0D, 0xB8};  /* 2001:db8::/32 */
-    static const uint8_t doc2[3] = {0x3F, 0xFF, 0x00};       /* 3fff::/20 */
-    static const uint8_t global[1] = {0x20};                 /* 2000::/3 */
+    static const uint8_t ietf[3] = {0x20, 0x01, 0x00};      /* 2001::/23 */
+    static const uint8_t doc[4] = {0x20, 0x01, 0x0D, 0xB8}; /* 2001:db8::/32 */
+    static const uint8_t doc2[3] = {0x3F, 0xFF, 0x00};      /* 3fff::/20 */
+    static const uint8_t global[1] = {0x20};                /* 2000::/3 */
 
     /* Addresses that carry an IPv4 address reach that address: judge it instead. */
     if (v6_has_prefix(a, mapped, 96) || v6_has_prefix(a, nat64, 96))
@@ -75,8 +75,7 @@ static bool v6_public(const uint8_t a[16])
      * NAT64 64:ff9b:1::/48) is refused, and so are the special blocks inside it. */
     if (!v6_has_prefix(a, global, 3))
         return false;
-    return !v6_has_prefix(a, ietf, 23) && !v6_has_prefix(a, doc, 32) &&
-           !v6_has_prefix(a, doc2, 20);
+    return !v6_has_prefix(a, ietf, 23) && !v6_has_prefix(a, doc, 32) && !v6_has_prefix(a, doc2, 20);
 }
 
 bool netcheck_addr_public(const struct sockaddr *sa)

@@ -32,9 +32,9 @@ typedef enum {
 } netcheck_status;
 
 typedef struct {
-    int count;                                  /* 1..NETCHECK_MAX_ADDRS after OK */
+    int count;                                        /* 1..NETCHECK_MAX_ADDRS after OK */
     char addrs[NETCHECK_MAX_ADDRS][INET6_ADDRSTRLEN]; /* numeric text, no brackets */
-    int families[NETCHECK_MAX_ADDRS];           /* AF_INET or AF_INET6 */
+    int families[NETCHECK_MAX_ADDRS];                 /* AF_INET or AF_INET6 */
 } netcheck_result;
 
 /* Resolves host (a name or a numeric address, IPv6 without brackets) and checks every

@@ -29,7 +29,7 @@ static void expect_all(const char *const *addrs, size_t n, bool want)
                       want ? "public" : "refused");
 }
 
-#define EXPECT_ALL(list, want) expect_all(list, sizeof list / sizeof list[0], want)
+#define EXPECT_ALL(list, want) expect_all((list), sizeof(list) / sizeof((list)[0]), (want))
 
 START_TEST(ipv4_refused)
 {

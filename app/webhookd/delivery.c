@@ -1,0 +1,17 @@
+#include "delivery.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void delivery_free(delivery *d)
+{
+    free(d->event_id);
+    free(d->subscription_id);
+    free(d->url);
+    /* The sealed secret is harmless without the server secret, but clear it anyway. */
+    if (d->secret_sealed != NULL)
+        explicit_bzero(d->secret_sealed, strlen(d->secret_sealed));
+    free(d->secret_sealed);
+    free(d->body);
+    memset(d, 0, sizeof *d);
+}

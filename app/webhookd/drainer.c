@@ -1,0 +1,329 @@
+#include "drainer.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "crypto.h"
+#include "duetimes.h"
+#include "log.h"
+#include "retry.h"
+#include "target.h"
+#include "webhook_sign.h"
+
+#define POLL_MS 1000       /* fallback: look for due deliveries at least this often */
+#define STOP_GRACE_MS 5000 /* after the timeout, time left to record outcomes */
+#define RETRY_SLACK_MS 20  /* look for a retry this long after it is due */
+
+typedef enum { JOB_FREE, JOB_SENDING, JOB_DONE } job_state;
+
+typedef struct {
+    job_state state;
+    delivery d;
+    attempt a;
+    target t;
+    char signature[64];
+    char host[TARGET_HOST_MAX];
+} job;
+
+typedef struct {
+    const drainer_setup *setup;
+    job *jobs;
+    int free_slots;
+    bool wake; /* due deliveries may be waiting: claim as soon as a slot is free */
+    bool stopping;
+    long long next_poll_ms;
+    long long stop_deadline_ms;
+    duetimes retries;        /* when our own failed deliveries come due again */
+    store_outcome *outcomes; /* scratch for record_done, one per slot */
+    int *outcome_job;
+    long long delivered, retrying, failed; /* outcomes recorded, for the last log line */
+} drainer;
+
+static long long mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static double wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Marks a job finished without a request: nothing was sent. */
+static void fail_unsent(job *j, const char *why, bool final)
+{
+    memset(&j->a, 0, sizeof j->a);
+    j->a.started_at = wall_seconds();
+    j->a.final = final;
+    strncpy(j->a.error, why, sizeof j->a.error - 1);
+    j->state = JOB_DONE;
+}
+
+/* Opens the subscription secret and signs this attempt. */
+static bool sign_job(const drainer *dr, job *j, long long ts)
+{
+    buf secret;
+    buf_init(&secret, 64);
+    bool ok = crypto_open(dr->setup->secret_key, j->d.secret_sealed, &secret);
+    uint8_t key[WEBHOOK_KEY_MAX];
+    size_t keylen = 0;
+    ok = ok && webhook_secret_key(secret.data, key, &keylen);
+    explicit_bzero(secret.data, secret.cap);
+    buf_free(&secret);
+    if (!ok)
+        return false;
+    buf sig;
+    buf_init(&sig, sizeof j->signature);
+    webhook_sign(key, keylen, j->d.event_id, ts, j->d.body, strlen(j->d.body), &sig);
+    explicit_bzero(key, sizeof key);
+    snprintf(j->signature, sizeof j->signature, "%s", sig.data);
+    buf_free(&sig);
+    return true;
+}
+
+/* Checks, signs and hands one claimed delivery to libcurl (or fails it at once). */
+static void start_job(drainer *dr, int slot)
+{
+    job *j = &dr->jobs[slot];
+    char err[128];
+    j->host[0] = '\0';
+    if (!j->d.enabled) {
+        fail_unsent(j, "subscription disabled", true);
+        return;
+    }
+    if (!target_prepare(j->d.url, dr->setup->cfg->webhook_allow_private, &j->t, err, sizeof err)) {
+        snprintf(j->host, sizeof j->host, "%s", j->t.host);
+        fail_unsent(j, err, false);
+        return;
+    }
+    snprintf(j->host, sizeof j->host, "%s", j->t.host);
+    long long ts = (long long)time(NULL);
+    if (!sign_job(dr, j, ts)) {
+        fail_unsent(j, "subscription secret does not open (server secret changed?)", false);
+        return;
+    }
+    sender_request req = {j->t.url,      j->t.resolve, j->d.body,   strlen(j->d.body),
+                          j->d.event_id, ts,           j->signature};
+    if (!sender_start(dr->setup->http, slot, &req, err, sizeof err)) {
+        fail_unsent(j, err, false);
+        return;
+    }
+    j->state = JOB_SENDING;
+}
+
+/* Claims as many due deliveries as there are free slots and starts them. */
+static void claim_and_start(drainer *dr)
+{
+    int want = dr->free_slots;
+    delivery *batch = calloc((size_t)want, sizeof *batch);
+    if (batch == NULL)
+        abort();
+    int got = store_claim(dr->setup->db, want, batch);
+    dr->next_poll_ms = mono_ms() + POLL_MS;
+    /* A full batch means more may be due; otherwise wait for a notification or the
+     * next poll. */
+    dr->wake = got == want;
+    for (int i = 0, slot = 0; i < got; i++) {
+        while (dr->jobs[slot].state != JOB_FREE)
+            slot++;
+        dr->jobs[slot].d = batch[i];
+        dr->free_slots--;
+        start_job(dr, slot);
+    }
+    free(batch);
+}
+
+static void log_failure(const job *j, const retry_outcome *o)
+{
+    char what[ATTEMPT_ERROR_MAX + 32];
+    if (j->a.error[0] != '\0')
+        snprintf(what, sizeof what, "%s", j->a.error);
+    else
+        snprintf(what, sizeof what, "HTTP %ld", j->a.http_status);
+    char next[48];
+    if (strcmp(o->status, "pending") == 0)
+        snprintf(next, sizeof next, "retry in %.1fs", (double)o->delay_ms / 1000.0);
+    else
+        snprintf(next, sizeof next, "giving up");
+    log_error("delivery %lld event %s subscription %s host %s attempt %d failed: %s; %s", j->d.id,
+              j->d.event_id, j->d.subscription_id, j->host[0] ? j->host : "-", j->d.attempt, what,
+              next);
+}
+
+static void release_job(drainer *dr, job *j)
+{
+    delivery_free(&j->d);
+    target_free(&j->t);
+    j->state = JOB_FREE;
+    dr->free_slots++;
+}
+
+static void count_outcome(drainer *dr, const char *status)
+{
+    if (strcmp(status, "delivered") == 0)
+        dr->delivered++;
+    else if (strcmp(status, "pending") == 0)
+        dr->retrying++;
+    else
+        dr->failed++;
+}
+
+/* Writes the outcomes of all finished jobs at once; a job whose outcome cannot be written
+ * now (database down) keeps its slot and is tried again on the next turn. */
+static void record_done(drainer *dr)
+{
+    const market_config *cfg = dr->setup->cfg;
+    int n = 0;
+    for (int i = 0; i < dr->setup->concurrency; i++) {
+        job *j = &dr->jobs[i];
+        if (j->state != JOB_DONE)
+            continue;
+        uint32_t r;
+        crypto_random(&r, sizeof r);
+        retry_outcome o = retry_decide(j->a.ok, j->a.final, j->d.attempt, cfg->webhook_retries,
+                                       cfg->webhook_retry_count, (double)r / 4294967296.0);
+        dr->outcomes[n] = (store_outcome){&j->d, &j->a, o.status, o.delay_ms, STORE_DOWN};
+        dr->outcome_job[n++] = i;
+    }
+    store_record_all(dr->setup->db, dr->outcomes, n);
+    for (int k = 0; k < n; k++) {
+        const store_outcome *o = &dr->outcomes[k];
+        job *j = &dr->jobs[dr->outcome_job[k]];
+        if (o->result == STORE_DOWN)
+            continue;
+        retry_outcome ro = {o->status, o->retry_ms};
+        if (!j->a.ok)
+            log_failure(j, &ro);
+        count_outcome(dr, o->status);
+        if (strcmp(o->status, "pending") == 0)
+            duetimes_add(&dr->retries, mono_ms() + o->retry_ms + RETRY_SLACK_MS);
+        release_job(dr, j);
+    }
+}
+
+static void collect_finished(drainer *dr)
+{
+    int slot;
+    attempt a;
+    sender_perform(dr->setup->http);
+    while (sender_next_done(dr->setup->http, &slot, &a)) {
+        dr->jobs[slot].a = a;
+        dr->jobs[slot].state = JOB_DONE;
+    }
+}
+
+static bool any_done(const drainer *dr)
+{
+    for (int i = 0; i < dr->setup->concurrency; i++)
+        if (dr->jobs[i].state == JOB_DONE)
+            return true;
+    return false;
+}
+
+static void check_signal(drainer *dr)
+{
+    /* Drain the pipe whole (it is non-blocking): a byte left in it would make every wait
+     * return at once. */
+    char c[16];
+    bool signalled = false;
+    while (read(dr->setup->signal_fd, c, sizeof c) > 0)
+        signalled = true;
+    if (!signalled || dr->stopping)
+        return;
+    dr->stopping = true;
+    dr->stop_deadline_ms = mono_ms() + dr->setup->cfg->webhook_timeout * 1000 + STOP_GRACE_MS;
+    log_info("stopping: %d request(s) in flight", sender_in_flight(dr->setup->http));
+}
+
+/* How long the wait may last: not at all if work is ready; with no free slot, until
+ * libcurl has news (curl_multi_poll also wakes for its own timers); else until the next
+ * poll or retry. */
+static int wait_ms(const drainer *dr, bool db_up)
+{
+    if (!db_up)
+        return POLL_MS / 4; /* reconnect soon */
+    if (any_done(dr) || (dr->wake && dr->free_slots > 0 && !dr->stopping))
+        return 0;
+    if (dr->free_slots == 0 || dr->stopping)
+        return POLL_MS;
+    long long next = dr->next_poll_ms, retry = duetimes_next(&dr->retries);
+    if (retry >= 0 && retry < next)
+        next = retry;
+    long long left = next - mono_ms();
+    return left < 0 ? 0 : left > POLL_MS ? POLL_MS : (int)left;
+}
+
+static void wait_for_events(drainer *dr, bool db_up)
+{
+    struct curl_waitfd fds[2] = {{dr->setup->signal_fd, CURL_WAIT_POLLIN, 0}};
+    unsigned n = 1;
+    int pgfd = store_socket(dr->setup->db);
+    if (pgfd >= 0)
+        fds[n++] = (struct curl_waitfd){pgfd, CURL_WAIT_POLLIN, 0};
+    sender_wait(dr->setup->http, fds, n, wait_ms(dr, db_up));
+}
+
+static bool finished(drainer *dr)
+{
+    if (!dr->stopping)
+        return false;
+    if (dr->free_slots == dr->setup->concurrency)
+        return true;
+    if (mono_ms() < dr->stop_deadline_ms)
+        return false;
+    /* The database stayed away: these deliveries are sent again once their lease
+     * runs out (at least once). */
+    log_error("stopping with %d outcome(s) unrecorded", dr->setup->concurrency - dr->free_slots);
+    return true;
+}
+
+/* A claim is due on a notification (or a full last batch), at a retry's due time and at
+ * the one-second poll. */
+static bool claim_due(drainer *dr)
+{
+    long long now = mono_ms();
+    bool retry_due = duetimes_pop_due(&dr->retries, now);
+    return dr->wake || retry_due || now >= dr->next_poll_ms;
+}
+
+void drainer_run(const drainer_setup *setup)
+{
+    /* wake: whatever was committed while no drainer ran is due at once. */
+    drainer dr = {.setup = setup, .free_slots = setup->concurrency, .wake = true};
+    duetimes_init(&dr.retries);
+    size_t n = (size_t)setup->concurrency;
+    dr.jobs = calloc(n, sizeof *dr.jobs);
+    dr.outcomes = calloc(n, sizeof *dr.outcomes);
+    dr.outcome_job = calloc(n, sizeof *dr.outcome_job);
+    if (dr.jobs == NULL || dr.outcomes == NULL || dr.outcome_job == NULL)
+        abort();
+    while (!finished(&dr)) {
+        check_signal(&dr);
+        bool db_up = store_ready(setup->db);
+        if (db_up && store_notified(setup->db))
+            dr.wake = true;
+        collect_finished(&dr);
+        if (db_up)
+            record_done(&dr);
+        if (db_up && !dr.stopping && dr.free_slots > 0 && claim_due(&dr)) {
+            claim_and_start(&dr);
+            collect_finished(&dr);
+        }
+        if (finished(&dr))
+            break;
+        wait_for_events(&dr, store_ready(setup->db));
+    }
+    log_info("drained: %lld delivered, %lld to retry, %lld failed", dr.delivered, dr.retrying,
+             dr.failed);
+    duetimes_free(&dr.retries);
+    free(dr.outcome_job);
+    free(dr.outcomes);
+    free(dr.jobs);
+}

@@ -1,0 +1,30 @@
+/* drainer: the loop of market-webhookd.
+ *
+ * One thread does everything, driven by one wait on three kinds of event: libcurl's
+ * sockets, the database socket (NOTIFY market_webhooks, sent by the outbox triggers at
+ * commit) and the signal pipe; with a one-second timeout as the polling fallback that
+ * also finds retries that came due and leases that ran out. */
+#ifndef MARKET_WEBHOOKD_DRAINER_H
+#define MARKET_WEBHOOKD_DRAINER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "sender.h"
+#include "store.h"
+
+typedef struct {
+    const market_config *cfg;
+    const uint8_t *secret_key; /* 32 bytes: opens the sealed subscription secrets */
+    store *db;
+    sender *http;
+    int concurrency;
+    int signal_fd; /* readable when SIGTERM or SIGINT arrived */
+} drainer_setup;
+
+/* Runs until a signal asks it to stop, then lets the requests in flight finish (each is
+ * bounded by the timeout), records them and returns. */
+void drainer_run(const drainer_setup *setup);
+
+#endif

@@ -1,0 +1,74 @@
+#include "duetimes.h"
+
+#include <stdlib.h>
+
+void duetimes_init(duetimes *d)
+{
+    d->at = NULL;
+    d->len = d->cap = 0;
+}
+
+void duetimes_free(duetimes *d)
+{
+    free(d->at);
+    duetimes_init(d);
+}
+
+static void swap(long long *a, long long *b)
+{
+    long long t = *a;
+    *a = *b;
+    *b = t;
+}
+
+void duetimes_add(duetimes *d, long long at)
+{
+    if (d->len == DUETIMES_MAX)
+        return;
+    if (d->len == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 64;
+        long long *p = realloc(d->at, cap * sizeof *p);
+        if (p == NULL)
+            abort();
+        d->at = p;
+        d->cap = cap;
+    }
+    size_t i = d->len++;
+    d->at[i] = at;
+    while (i > 0 && d->at[(i - 1) / 2] > d->at[i]) {
+        swap(&d->at[(i - 1) / 2], &d->at[i]);
+        i = (i - 1) / 2;
+    }
+}
+
+long long duetimes_next(const duetimes *d)
+{
+    return d->len > 0 ? d->at[0] : -1;
+}
+
+static void pop(duetimes *d)
+{
+    d->at[0] = d->at[--d->len];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < d->len && d->at[l] < d->at[m])
+            m = l;
+        if (r < d->len && d->at[r] < d->at[m])
+            m = r;
+        if (m == i)
+            return;
+        swap(&d->at[i], &d->at[m]);
+        i = m;
+    }
+}
+
+bool duetimes_pop_due(duetimes *d, long long now)
+{
+    bool any = false;
+    while (d->len > 0 && d->at[0] <= now) {
+        pop(d);
+        any = true;
+    }
+    return any;
+}

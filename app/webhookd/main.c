@@ -1,0 +1,153 @@
+/* market-webhookd: drains the webhook outbox (see drainer.h for the loop, store.h for
+ * the database side, sender.h for HTTP).
+ *
+ * Configuration: the MARKET_* variables of lib/config.h (MARKET_SECRET_FILE is required,
+ * it opens the subscription secrets), plus MARKET_WEBHOOKD_CONCURRENCY, the number of
+ * requests in flight at once (1..1024, default 64). Stops on SIGTERM or SIGINT after the
+ * requests in flight have finished and been recorded, with exit status 0. */
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "cabundle.h"
+#include "config.h"
+#include "crypto.h"
+#include "drainer.h"
+#include "log.h"
+
+#define DEFAULT_CONCURRENCY 64
+#define MAX_CONCURRENCY 1024
+#define LEASE_MARGIN_SECONDS 30 /* a lease outlives the longest attempt by this much */
+#define SYSTEM_CA_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
+
+static int signal_pipe[2] = {-1, -1};
+
+/* Async-signal-safe: the loop sees the byte on its next wait. */
+static void on_signal(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    if (write(signal_pipe[1], "s", 1) < 0) {
+        /* The pipe is full: a stop is already pending. */
+    }
+    errno = saved;
+}
+
+static bool setup_signals(void)
+{
+    if (pipe2(signal_pipe, O_NONBLOCK | O_CLOEXEC) != 0)
+        return false;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    signal(SIGPIPE, SIG_IGN); /* a receiver closing its socket is an error, not a death */
+    return sigaction(SIGTERM, &sa, NULL) == 0 && sigaction(SIGINT, &sa, NULL) == 0;
+}
+
+static bool read_concurrency(int *out, char *err, size_t errlen)
+{
+    const char *v = getenv("MARKET_WEBHOOKD_CONCURRENCY");
+    *out = DEFAULT_CONCURRENCY;
+    if (v == NULL || *v == '\0')
+        return true;
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || n < 1 || n > MAX_CONCURRENCY) {
+        snprintf(err, errlen, "MARKET_WEBHOOKD_CONCURRENCY must be an integer from 1 to %d",
+                 MAX_CONCURRENCY);
+        return false;
+    }
+    *out = (int)n;
+    return true;
+}
+
+/* The name of this process in leased_by: host, pid and a random tag, so that a restarted
+ * drainer with a recycled pid does not take over its predecessor's leases. */
+static void worker_name(char *out, size_t outsz)
+{
+    char host[128] = "unknown";
+    gethostname(host, sizeof host - 1);
+    char tag[9];
+    crypto_random_alnum(tag, 8);
+    snprintf(out, outsz, "%s:%ld:%s", host, (long)getpid(), tag);
+}
+
+/* The combined CA file when MARKET_WEBHOOK_CA_FILE is set (see cabundle.h). */
+static bool load_ca(const market_config *cfg, cabundle *bundle, char *err, size_t errlen)
+{
+    memset(bundle, 0, sizeof *bundle);
+    bundle->fd = -1;
+    if (cfg->webhook_ca_file == NULL)
+        return true;
+    const char *system = SYSTEM_CA_BUNDLE;
+    CURL *probe = curl_easy_init();
+    char *builtin = NULL;
+    /* The bundle libcurl was built to use, where it says. */
+    if (probe != NULL && curl_easy_getinfo(probe, CURLINFO_CAINFO, &builtin) == CURLE_OK &&
+        builtin != NULL)
+        system = builtin;
+    buf pem;
+    buf_init(&pem, (size_t)256 * 1024); /* the system bundle is about 200 KiB */
+    bool ok = cabundle_build(system, cfg->webhook_ca_file, &pem, err, errlen) &&
+              cabundle_open(bundle, &pem, err, errlen);
+    buf_free(&pem);
+    curl_easy_cleanup(probe);
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    log_set_program("market-webhookd");
+    if (argc > 1) {
+        (void)argv;
+        fprintf(stderr, "usage: market-webhookd (configured by MARKET_* variables)\n");
+        return 2;
+    }
+    market_config cfg;
+    char err[256];
+    int concurrency;
+    cabundle ca;
+    if (!crypto_init() || curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        fprintf(stderr, "market-webhookd: cannot initialise libgcrypt or libcurl\n");
+        return 1;
+    }
+    if (!config_load(&cfg, CONFIG_NEED_SECRET, err, sizeof err) ||
+        !read_concurrency(&concurrency, err, sizeof err) || !load_ca(&cfg, &ca, err, sizeof err)) {
+        fprintf(stderr, "market-webhookd: %s\n", err);
+        return 1;
+    }
+    if (!setup_signals()) {
+        fprintf(stderr, "market-webhookd: cannot install signal handlers\n");
+        return 1;
+    }
+    uint8_t secret_key[SHA256_LEN];
+    crypto_derive(cfg.secret, cfg.secret_len, "market webhook secret v1", secret_key);
+    char worker[200];
+    worker_name(worker, sizeof worker);
+
+    store *db = store_open(cfg.db, worker, cfg.webhook_timeout + LEASE_MARGIN_SECONDS);
+    sender *http =
+        sender_create(concurrency, cfg.webhook_timeout, cfg.webhook_ca_file ? ca.path : NULL);
+    log_info("started as %s: %d in flight at most, timeout %lds, %d retries%s", worker, concurrency,
+             cfg.webhook_timeout, cfg.webhook_retry_count,
+             cfg.webhook_allow_private ? ", private receivers allowed" : "");
+    drainer_setup setup = {&cfg, secret_key, db, http, concurrency, signal_pipe[0]};
+    drainer_run(&setup);
+
+    sender_destroy(http);
+    store_close(db);
+    explicit_bzero(secret_key, sizeof secret_key);
+    cabundle_close(&ca);
+    curl_global_cleanup();
+    log_info("stopped");
+    return 0;
+}

@@ -1,0 +1,231 @@
+#include "sender.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+#define USER_AGENT "market-webhookd/1"
+
+typedef struct {
+    CURL *easy;
+    struct curl_slist *headers;
+    struct curl_slist *resolve;
+    char errbuf[CURL_ERROR_SIZE];
+    double started_at;    /* wall clock, for the record */
+    long long started_ms; /* monotonic, for the duration */
+    bool busy;
+} slot_state;
+
+struct sender {
+    CURLM *multi;
+    CURLSH *share;
+    slot_state *slots;
+    int nslots;
+    int in_flight;
+    long timeout;
+    const char *ca_file;
+};
+
+static long long mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static double wall_seconds(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+/* The receiver's answer body is not used: read and forget it. */
+static size_t discard(char *data, size_t size, size_t n, void *user)
+{
+    (void)data;
+    (void)user;
+    return size * n;
+}
+
+sender *sender_create(int slots, long timeout, const char *ca_file)
+{
+    sender *s = calloc(1, sizeof *s);
+    if (s == NULL || (s->slots = calloc((size_t)slots, sizeof *s->slots)) == NULL)
+        abort();
+    s->nslots = slots;
+    s->timeout = timeout;
+    s->multi = curl_multi_init();
+    /* TLS sessions are shared, so a new connection to a known receiver resumes its
+     * session instead of a full handshake. */
+    s->share = curl_share_init();
+    if (s->multi == NULL || s->share == NULL)
+        abort();
+    curl_share_setopt(s->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+    curl_multi_setopt(s->multi, CURLMOPT_MAXCONNECTS, (long)slots);
+    s->ca_file = ca_file;
+    return s;
+}
+
+void sender_destroy(sender *s)
+{
+    for (int i = 0; i < s->nslots; i++) {
+        slot_state *st = &s->slots[i];
+        if (st->easy != NULL) {
+            if (st->busy)
+                curl_multi_remove_handle(s->multi, st->easy);
+            curl_easy_cleanup(st->easy);
+        }
+        curl_slist_free_all(st->headers);
+        curl_slist_free_all(st->resolve);
+    }
+    curl_multi_cleanup(s->multi);
+    curl_share_cleanup(s->share);
+    free(s->slots);
+    free(s);
+}
+
+static struct curl_slist *add_header(struct curl_slist *list, const char *name, const char *value)
+{
+    char line[512];
+    snprintf(line, sizeof line, "%s: %s", name, value);
+    struct curl_slist *l = curl_slist_append(list, line);
+    if (l == NULL)
+        abort();
+    return l;
+}
+
+/* Standard Webhooks headers, and X-Signature (the interface specification's name) with
+ * the same value. An empty "Expect:" stops libcurl from waiting for 100-continue on
+ * large bodies. */
+static struct curl_slist *build_headers(const sender_request *req)
+{
+    char ts[24];
+    snprintf(ts, sizeof ts, "%lld", req->timestamp);
+    struct curl_slist *h = add_header(NULL, "Content-Type", "application/json");
+    h = add_header(h, "webhook-id", req->event_id);
+    h = add_header(h, "webhook-timestamp", ts);
+    h = add_header(h, "webhook-signature", req->signature);
+    h = add_header(h, "X-Signature", req->signature);
+    h = curl_slist_append(h, "Expect:");
+    if (h == NULL)
+        abort();
+    return h;
+}
+
+/* Options that are the same for every request of a slot. */
+static void set_fixed_options(sender *s, CURL *e, slot_state *st)
+{
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https");
+    curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+    /* Connect straight to the checked address, never through a proxy from the
+     * environment: a proxy would resolve the name itself. */
+    curl_easy_setopt(e, CURLOPT_PROXY, "");
+    curl_easy_setopt(e, CURLOPT_TIMEOUT, s->timeout);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(e, CURLOPT_USERAGENT, USER_AGENT);
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, discard);
+    curl_easy_setopt(e, CURLOPT_ERRORBUFFER, st->errbuf);
+    curl_easy_setopt(e, CURLOPT_SHARE, s->share);
+    if (s->ca_file != NULL)
+        curl_easy_setopt(e, CURLOPT_CAINFO, s->ca_file);
+    /* No CA directory: libcurl caches the parsed CA store only when it comes from a
+     * single file, and Debian's directory holds the same certificates as its bundle. */
+    curl_easy_setopt(e, CURLOPT_CAPATH, NULL);
+}
+
+bool sender_start(sender *s, int slot, const sender_request *req, char *err, size_t errlen)
+{
+    slot_state *st = &s->slots[slot];
+    if (st->easy == NULL) {
+        st->easy = curl_easy_init();
+        if (st->easy == NULL)
+            abort();
+        set_fixed_options(s, st->easy, st);
+    }
+    curl_slist_free_all(st->headers);
+    curl_slist_free_all(st->resolve);
+    st->headers = build_headers(req);
+    st->resolve = NULL;
+    if (req->resolve != NULL && (st->resolve = curl_slist_append(NULL, req->resolve)) == NULL)
+        abort();
+    st->errbuf[0] = '\0';
+
+    CURL *e = st->easy;
+    curl_easy_setopt(e, CURLOPT_URL, req->url);
+    curl_easy_setopt(e, CURLOPT_RESOLVE, st->resolve);
+    curl_easy_setopt(e, CURLOPT_HTTPHEADER, st->headers);
+    curl_easy_setopt(e, CURLOPT_POSTFIELDS, req->body);
+    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+    curl_easy_setopt(e, CURLOPT_PRIVATE, (void *)(intptr_t)slot);
+    st->started_at = wall_seconds();
+    st->started_ms = mono_ms();
+    CURLMcode rc = curl_multi_add_handle(s->multi, e);
+    if (rc != CURLM_OK) {
+        snprintf(err, errlen, "%s", curl_multi_strerror(rc));
+        return false;
+    }
+    st->busy = true;
+    s->in_flight++;
+    return true;
+}
+
+void sender_wait(sender *s, struct curl_waitfd *extra, unsigned nextra, int timeout_ms)
+{
+    curl_multi_poll(s->multi, extra, nextra, timeout_ms, NULL);
+}
+
+void sender_perform(sender *s)
+{
+    int running;
+    curl_multi_perform(s->multi, &running);
+}
+
+static void fill_attempt(slot_state *st, CURLcode code, attempt *out)
+{
+    memset(out, 0, sizeof *out);
+    out->started_at = st->started_at;
+    out->duration_ms = (long)(mono_ms() - st->started_ms);
+    long status = 0;
+    curl_easy_getinfo(st->easy, CURLINFO_RESPONSE_CODE, &status);
+    if (code == CURLE_OK) {
+        out->http_status = status;
+        out->ok = status >= 200 && status <= 299;
+        return;
+    }
+    /* No complete answer: keep the status line if one came (a timeout mid-body). */
+    out->http_status = status;
+    snprintf(out->error, sizeof out->error, "%s",
+             st->errbuf[0] != '\0' ? st->errbuf : curl_easy_strerror(code));
+}
+
+bool sender_next_done(sender *s, int *slot, attempt *out)
+{
+    CURLMsg *m;
+    int left;
+    while ((m = curl_multi_info_read(s->multi, &left)) != NULL) {
+        if (m->msg != CURLMSG_DONE)
+            continue;
+        void *priv = NULL;
+        curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &priv);
+        int i = (int)(intptr_t)priv;
+        slot_state *st = &s->slots[i];
+        CURLcode code = m->data.result; /* m is invalid after remove_handle */
+        fill_attempt(st, code, out);
+        curl_multi_remove_handle(s->multi, st->easy);
+        st->busy = false;
+        s->in_flight--;
+        *slot = i;
+        return true;
+    }
+    return false;
+}
+
+int sender_in_flight(const sender *s)
+{
+    return s->in_flight;
+}

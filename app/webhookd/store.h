@@ -1,0 +1,57 @@
+/* store: market-webhookd's PostgreSQL connection: LISTEN for wake-ups, claim due
+ * deliveries under a lease, record each attempt's outcome.
+ *
+ * The drainer keeps its own connection rather than lib/db's, because it needs things done
+ * on every new connection before anything else: LISTEN market_webhooks (a listen does not
+ * survive a reconnect) and its session settings; and it waits on the connection's socket
+ * together with libcurl's. Statements are still prepared once per connection and take
+ * parameters only. A lost connection is retried at most once a second; meanwhile the
+ * drainer keeps sending what it already holds. */
+#ifndef MARKET_WEBHOOKD_STORE_H
+#define MARKET_WEBHOOKD_STORE_H
+
+#include <stdbool.h>
+
+#include "delivery.h"
+
+typedef struct store store;
+
+/* worker: this process's name in leased_by; lease_seconds: how long a claim is exclusive. */
+store *store_open(const char *conninfo, const char *worker, long lease_seconds);
+void store_close(store *s);
+
+/* Connects if needed (throttled); true when the connection is usable. */
+bool store_ready(store *s);
+
+/* The socket to wait on for notifications, or -1 while disconnected. */
+int store_socket(store *s);
+
+/* Reads what arrived on the socket; true when at least one NOTIFY market_webhooks came
+ * (also those that arrived during earlier queries). */
+bool store_notified(store *s);
+
+/* Claims up to max due deliveries (oldest due first) into out; returns how many, or -1
+ * when the database is unreachable. */
+int store_claim(store *s, int max, delivery *out);
+
+typedef enum {
+    STORE_RECORDED,
+    STORE_DOWN,    /* not recorded: try again later (recording is idempotent) */
+    STORE_REJECTED /* an SQL error (the delivery was deleted meanwhile): nothing to keep */
+} store_record_result;
+
+typedef struct {
+    const delivery *d;
+    const attempt *a;
+    const char *status; /* "delivered", "pending" (retry after retry_ms) or "failed" */
+    long retry_ms;
+    store_record_result result; /* set by store_record_all */
+} store_outcome;
+
+/* Records each attempt and sets its delivery's new status, releasing the lease. Each
+ * outcome is its own statement and its own short transaction; they are sent in one
+ * pipeline, so that n outcomes cost one round trip to the database rather than n.
+ * Recording the same outcome twice (after a connection lost mid-way) changes nothing. */
+void store_record_all(store *s, store_outcome *outcomes, int n);
+
+#endif
