@@ -98,9 +98,10 @@ static bool answer_existing(request *r, const char *hash)
     if (status == 0) /* not reachable while claims wait on the index; never replay it */
         return respond_error(r, 409, "invalid_request_error", "idempotency_conflict", NULL,
                              "a request with this Idempotency-Key is still in progress");
-    r->status = status;
     buf_clear(r->body);
-    buf_puts(r->body, col(res, 0, 2));
+    if (!crypto_open(r->w->idem_key, col(res, 0, 2), r->body))
+        return respond_internal(r); /* altered at rest, or another server secret */
+    r->status = status;
     response_header(r, "Idempotent-Replayed", "true");
     return false;
 }
@@ -157,8 +158,14 @@ void idem_finish(request *r, idem_state *st)
     }
     char status[8];
     snprintf(status, sizeof status, "%d", r->status);
-    const char *params[] = {r->caller.key_id, r->idempotency_key, status, r->body->data};
-    if (request_query(r, &idem_store, params) == NULL) {
+    /* Stored responses hold secrets (a webhook's whsec_, a download URL): sealed at rest. */
+    buf sealed;
+    buf_init(&sealed, r->body->len * 4 / 3 + 64);
+    crypto_seal(r->w->idem_key, r->body->data, r->body->len, &sealed);
+    const char *params[] = {r->caller.key_id, r->idempotency_key, status, sealed.data};
+    PGresult *stored = request_query(r, &idem_store, params);
+    buf_free(&sealed);
+    if (stored == NULL) {
         end_transaction(r, "ROLLBACK");
         return;
     }

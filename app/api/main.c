@@ -55,6 +55,7 @@ static bool worker_init(worker *w)
     crypto_derive(w->cfg.secret, w->cfg.secret_len, "market cursor v1", w->cursor_key);
     crypto_derive(w->cfg.secret, w->cfg.secret_len, "market download link v1", w->link_key);
     crypto_derive(w->cfg.secret, w->cfg.secret_len, "market webhook secret v1", w->secret_key);
+    crypto_derive(w->cfg.secret, w->cfg.secret_len, "market idempotent response v1", w->idem_key);
 
     /* The file location is the path part of the download base URL: "/files" for
      * "http://host:8080/files". */

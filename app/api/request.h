@@ -30,6 +30,7 @@ typedef struct {
     uint8_t cursor_key[SHA256_LEN]; /* MAC key of pagination cursors */
     uint8_t link_key[SHA256_LEN];   /* MAC key of download link tokens */
     uint8_t secret_key[SHA256_LEN]; /* encryption key of webhook secrets at rest */
+    uint8_t idem_key[SHA256_LEN];   /* encryption key of stored idempotent responses */
     const char *files_prefix;       /* path of MARKET_DOWNLOAD_BASE_URL, e.g. "/files" */
 } worker;
 
