@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
+
 #define GCM_NONCE_LEN 12
 #define GCM_TAG_LEN 16
 
@@ -43,8 +45,7 @@ void crypto_random(void *out, size_t n)
 
 void crypto_random_alnum(char *out, size_t n)
 {
-    static const char alphabet[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     unsigned char pool[64];
     size_t filled = 0;
     while (filled < n) {
@@ -212,12 +213,35 @@ bool crypto_open(const uint8_t key[32], const char *sealed, buf *plain)
     return ok;
 }
 
-void hex_encode(buf *b, const void *data, size_t len)
+void hex_write(char *out, const void *data, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
     const unsigned char *p = data;
     for (size_t i = 0; i < len; i++) {
-        buf_putc(b, hex[p[i] >> 4]);
-        buf_putc(b, hex[p[i] & 15]);
+        out[2 * i] = hex[p[i] >> 4];
+        out[2 * i + 1] = hex[p[i] & 15];
     }
+    out[2 * len] = '\0';
+}
+
+void hex_encode(buf *b, const void *data, size_t len)
+{
+    for (const unsigned char *p = data; len > 0; p++, len--) {
+        char pair[3];
+        hex_write(pair, p, 1);
+        buf_append(b, pair, 2);
+    }
+}
+
+bool hex_decode(const char *text, uint8_t *out, size_t len)
+{
+    if (strlen(text) != 2 * len)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        int hi = hex_digit(text[2 * i]), lo = hex_digit(text[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return false;
+        out[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return true;
 }

@@ -51,4 +51,11 @@ bool crypto_open(const uint8_t key[32], const char *sealed, buf *plain);
 /* Lower-case hex of data, appended to b. */
 void hex_encode(buf *b, const void *data, size_t len);
 
+/* Lower-case hex of data into out, which holds 2 * len + 1 bytes (NUL-terminated). */
+void hex_write(char *out, const void *data, size_t len);
+
+/* Decodes exactly 2 * len hex digits (either case) of text into out[0..len); false on a
+ * wrong length or a non-hex character. */
+bool hex_decode(const char *text, uint8_t *out, size_t len);
+
 #endif

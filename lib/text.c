@@ -52,7 +52,7 @@ size_t utf8_length(const char *s, size_t n)
     return count;
 }
 
-static int hex_value(char c)
+int hex_digit(char c)
 {
     if (c >= '0' && c <= '9')
         return c - '0';
@@ -71,7 +71,7 @@ bool percent_decode(const char *s, size_t n, bool plus_is_space, char *out, size
         if (c == '%') {
             if (n - i < 3)
                 return false;
-            int hi = hex_value(s[i + 1]), lo = hex_value(s[i + 2]);
+            int hi = hex_digit(s[i + 1]), lo = hex_digit(s[i + 2]);
             if (hi < 0 || lo < 0)
                 return false;
             out[o++] = (char)(hi << 4 | lo);

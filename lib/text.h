@@ -17,6 +17,9 @@ size_t utf8_length(const char *s, size_t n);
  * and on a result that is not valid UTF-8. */
 bool percent_decode(const char *s, size_t n, bool plus_is_space, char *out, size_t *outlen);
 
+/* The value of one hex digit (either case), or -1. */
+int hex_digit(char c);
+
 /* True when s is 1..max characters, each in the set [A-Za-z0-9] plus `extra`. */
 bool token_valid(const char *s, size_t max, const char *extra);
 

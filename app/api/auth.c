@@ -71,8 +71,8 @@ bool auth_check(request *r)
 {
     const char *h = r->authorization;
     if (h == NULL || *h == '\0')
-        return unauthorized(r, "missing_api_key",
-                            "no API key: send Authorization: Bearer <key>", false);
+        return unauthorized(r, "missing_api_key", "no API key: send Authorization: Bearer <key>",
+                            false);
     if (strncasecmp(h, "Bearer ", 7) != 0)
         return unauthorized(r, "invalid_api_key",
                             "the Authorization header must use the Bearer scheme", true);
@@ -84,13 +84,8 @@ bool auth_check(request *r)
 
     uint8_t hash[SHA256_LEN];
     crypto_sha256(key, strlen(key), hash);
-    static const char digits[] = "0123456789abcdef";
     char hexbuf[2 * SHA256_LEN + 1];
-    for (int i = 0; i < SHA256_LEN; i++) {
-        hexbuf[2 * i] = digits[hash[i] >> 4];
-        hexbuf[2 * i + 1] = digits[hash[i] & 15];
-    }
-    hexbuf[2 * SHA256_LEN] = '\0';
+    hex_write(hexbuf, hash, sizeof hash);
 
     char limit[24];
     snprintf(limit, sizeof limit, "%ld", r->w->cfg.rate_limit);

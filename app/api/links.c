@@ -31,20 +31,11 @@ static void link_token(const worker *w, const uint8_t id[LINK_ID_LEN],
     buf_free(&text);
 }
 
-static void hex_into(char *out, size_t outsz, const void *data, size_t len)
-{
-    buf hex;
-    buf_init(&hex, 2 * len + 1);
-    hex_encode(&hex, data, len);
-    memcpy(out, hex.data, outsz);
-    buf_free(&hex);
-}
-
 static void token_hash_hex(const char *token, size_t len, char hash_hex[LINK_HEX_HASH_LEN + 1])
 {
     uint8_t hash[SHA256_LEN];
     crypto_sha256(token, len, hash);
-    hex_into(hash_hex, LINK_HEX_HASH_LEN + 1, hash, SHA256_LEN);
+    hex_write(hash_hex, hash, SHA256_LEN);
 }
 
 void link_generate(const worker *w, link_fresh *out)
@@ -52,32 +43,15 @@ void link_generate(const worker *w, link_fresh *out)
     uint8_t id[LINK_ID_LEN];
     crypto_random(id, sizeof id);
     link_token(w, id, out->token);
-    hex_into(out->id_hex, sizeof out->id_hex, id, sizeof id);
+    hex_write(out->id_hex, id, sizeof id);
     token_hash_hex(out->token, LINK_TOKEN_LEN, out->hash_hex);
-}
-
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
 }
 
 bool link_token_from_hex(const worker *w, const char *id_hex, char token[LINK_TOKEN_LEN + 1])
 {
-    if (strlen(id_hex) != LINK_HEX_ID_LEN)
-        return false;
     uint8_t id[LINK_ID_LEN];
-    for (size_t i = 0; i < LINK_ID_LEN; i++) {
-        int hi = hex_digit(id_hex[2 * i]), lo = hex_digit(id_hex[2 * i + 1]);
-        if (hi < 0 || lo < 0)
-            return false;
-        id[i] = (uint8_t)(hi << 4 | lo);
-    }
+    if (!hex_decode(id_hex, id, LINK_ID_LEN))
+        return false;
     link_token(w, id, token);
     return true;
 }

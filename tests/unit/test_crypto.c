@@ -326,6 +326,21 @@ START_TEST(equal_compares_every_byte)
 }
 END_TEST
 
+START_TEST(hex_write_and_decode)
+{
+    const uint8_t data[] = {0x00, 0x9f, 0xa0, 0xff};
+    char text[2 * sizeof data + 1];
+    hex_write(text, data, sizeof data);
+    ck_assert_str_eq(text, "009fa0ff");
+    uint8_t back[sizeof data];
+    ck_assert(hex_decode("009FA0ff", back, sizeof back));
+    ck_assert_mem_eq(back, data, sizeof data);
+    ck_assert(!hex_decode("009fa0f", back, sizeof back));    /* odd length */
+    ck_assert(!hex_decode("009fa0ff00", back, sizeof back)); /* too long */
+    ck_assert(!hex_decode("009fa0fg", back, sizeof back));   /* not hex */
+}
+END_TEST
+
 Suite *crypto_suite(void)
 {
     Suite *s = suite_create("crypto");
@@ -336,6 +351,7 @@ Suite *crypto_suite(void)
     tcase_add_test(hash, hmac_rfc4231);
     tcase_add_test(hash, derive_is_hmac_of_purpose);
     tcase_add_test(hash, hex_encoding);
+    tcase_add_test(hash, hex_write_and_decode);
     suite_add_tcase(s, hash);
     TCase *b64case = tcase_create("base64");
     tcase_add_checked_fixture(b64case, setup, teardown);
