@@ -1,34 +1,25 @@
 /* seed --mode test|live --products N [--sellers N] [--orders N] [--random-seed N]
- *      [--files] [--replace]
+ *      [--jobs N] [--files] [--replace] [--no-vacuum]
  *
- * Writes the catalogue of seed_catalog.c in one transaction. Products, tiers, files,
- * orders, items and downloads go straight into their tables with COPY (indexes, foreign
- * keys and triggers all stay in force); accounts and sellers, shared by both modes and
- * possibly there already, go through a temporary table and INSERT ... ON CONFLICT DO
- * NOTHING. The client generates rows while the server indexes the previous chunk, so the
- * two cores work at once. */
-#include <errno.h>
+ * Writes the catalogue of seed_catalog.c in four phases, on one connection that holds
+ * the mode's advisory lock from start to end:
+ *   1. accounts and sellers, shared by both modes and possibly there already, through
+ *      temporary tables and INSERT ... ON CONFLICT DO NOTHING; with --replace, the
+ *      mode's previous seeded orders are deleted here too. One short transaction.
+ *   2. products, tiers and files in parallel slices (seed_slices.c), committed together.
+ *   3. orders, their items and downloads, which reference products of every slice. One
+ *      transaction.
+ *   4. VACUUM (ANALYZE), outside any transaction (--no-vacuum: ANALYZE only).
+ * Everything but the shared rows goes straight into its table with COPY (indexes,
+ * foreign keys and triggers all stay in force). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "admin.h"
 #include "seed.h"
-
-typedef struct {
-    const char *mode;
-    char letter; /* 't' or 'l': the mode's mark in every seeded id */
-    uint64_t seed;
-    long products, sellers, orders, buyers;
-    bool files, replace;
-    const char *files_root;
-} seed_plan;
-
-typedef struct {
-    long tiers, orders, items, downloads, refunded, files_written;
-} seed_counts;
 
 static double seconds_since(const struct timespec *start)
 {
@@ -39,20 +30,10 @@ static double seconds_since(const struct timespec *start)
 
 /* --- existing seeded rows -------------------------------------------------------------- */
 
-/* Seeded ids of a mode are <prefix><letter><7 digits>: a range scan on the primary key
- * plus an exact pattern, so caller-chosen ids such as prod_tshirt never match. */
-static void seeded_range(const seed_plan *plan, const char *prefix, char lo[32], char hi[32],
-                         char pattern[48])
-{
-    snprintf(lo, 32, "%s%c0000000", prefix, plan->letter);
-    snprintf(hi, 32, "%s%c9999999", prefix, plan->letter);
-    snprintf(pattern, 48, "^%s%c[0-9]{7}$", prefix, plan->letter);
-}
-
 static bool has_seeded(PGconn *c, const seed_plan *plan, const char *table, const char *prefix)
 {
     char lo[32], hi[32], pattern[48], sql[160];
-    seeded_range(plan, prefix, lo, hi, pattern);
+    seed_id_range(plan, prefix, 0, SEED_MAX_ROWS, lo, hi, pattern);
     /* table is one of two constants of this file, never input. */
     snprintf(sql, sizeof sql,
              "SELECT 1 FROM %s WHERE id BETWEEN $1 AND $2 AND id ~ $3 AND mode = $4 LIMIT 1",
@@ -64,16 +45,8 @@ static bool has_seeded(PGconn *c, const seed_plan *plan, const char *table, cons
     return found;
 }
 
-static void delete_seeded(PGconn *c, const seed_plan *plan, const char *table, const char *prefix)
-{
-    char lo[32], hi[32], pattern[48], sql[160];
-    seeded_range(plan, prefix, lo, hi, pattern);
-    snprintf(sql, sizeof sql, "DELETE FROM %s WHERE id BETWEEN $1 AND $2 AND id ~ $3 AND mode = $4",
-             table);
-    const char *params[] = {lo, hi, pattern, plan->mode};
-    sql_do(c, "seed --replace", sql, 4, params);
-}
-
+/* The previous seeded products are deleted by the slices that replace them (seed_write.c);
+ * the orders first, here, as their items reference products of every slice. */
 static void clear_previous(PGconn *c, const seed_plan *plan)
 {
     if (!has_seeded(c, plan, "products", "prod_") && !has_seeded(c, plan, "orders", "ord_"))
@@ -82,9 +55,11 @@ static void clear_previous(PGconn *c, const seed_plan *plan)
         fail("seed: %s mode already has seeded rows (prod_%c0000001...); use --replace to "
              "delete them first",
              plan->mode, plan->letter);
-    /* Orders first: their items reference the products (tiers and files cascade). */
-    delete_seeded(c, plan, "orders", "ord_");
-    delete_seeded(c, plan, "products", "prod_");
+    char lo[32], hi[32], pattern[48];
+    seed_id_range(plan, "ord_", 0, SEED_MAX_ROWS, lo, hi, pattern);
+    const char *params[] = {lo, hi, pattern, plan->mode};
+    sql_do(c, "seed --replace",
+           "DELETE FROM orders WHERE id BETWEEN $1 AND $2 AND id ~ $3 AND mode = $4", 4, params);
 }
 
 /* --- shared rows: accounts and sellers ------------------------------------------------- */
@@ -150,87 +125,6 @@ static void write_sellers(PGconn *c, const seed_plan *plan)
            " SELECT id, account_id, name, bio, website, created_at"
            " FROM seed_sellers ON CONFLICT (id) DO NOTHING",
            0, NULL);
-}
-
-/* --- the catalogue --------------------------------------------------------------------- */
-
-static void copy_product_row(copy_stream *cs, const seed_plan *plan, const seed_product *p)
-{
-    char created[32], updated[32];
-    seed_time_text(p->created, created, sizeof created);
-    seed_time_text(p->updated, updated, sizeof updated);
-    copy_field(cs, p->id);
-    copy_field(cs, plan->mode);
-    copy_field(cs, p->seller_handle);
-    copy_field(cs, p->title);
-    copy_field(cs, p->description);
-    copy_field(cs, p->category);
-    copy_field(cs, p->currency);
-    copy_field_long(cs, p->exponent);
-    copy_field(cs, p->status);
-    copy_field_long(cs, p->price[0]); /* tiers rise in price: the first is the lowest */
-    copy_field(cs, created);
-    copy_field(cs, updated);
-    copy_row_end(cs);
-}
-
-static void write_products(PGconn *c, const seed_plan *plan)
-{
-    copy_stream cs;
-    copy_begin(&cs, c, "seed: products",
-               "COPY products (id, mode, seller_id, title, description, category, currency,"
-               " exponent, status, min_price_minor, created_at, updated_at) FROM STDIN");
-    for (long n = 1; n <= plan->products; n++) {
-        seed_product p;
-        seed_make_product(plan->seed, plan->letter, n, plan->products, plan->sellers, &p);
-        copy_product_row(&cs, plan, &p);
-    }
-    copy_end(&cs);
-}
-
-static void write_tiers(PGconn *c, const seed_plan *plan, seed_counts *counts)
-{
-    copy_stream cs;
-    copy_begin(&cs, c, "seed: tiers",
-               "COPY tiers (id, product_id, name, description, price_minor, licence) FROM STDIN");
-    for (long n = 1; n <= plan->products; n++) {
-        seed_product p;
-        seed_make_product(plan->seed, plan->letter, n, plan->products, plan->sellers, &p);
-        for (int t = 0; t < p.ntiers; t++) {
-            char id[32];
-            snprintf(id, sizeof id, "tier_%c%07ld_%d", plan->letter, n, t + 1);
-            copy_field(&cs, id);
-            copy_field(&cs, p.id);
-            copy_field(&cs, seed_tier_names[t]);
-            copy_field(&cs, seed_tier_descriptions[t]);
-            copy_field_long(&cs, p.price[t]);
-            copy_field(&cs, seed_tier_licences[t]);
-            copy_row_end(&cs);
-        }
-    }
-    counts->tiers = cs.rows;
-    copy_end(&cs);
-}
-
-static void write_files(PGconn *c, const seed_plan *plan)
-{
-    copy_stream cs;
-    copy_begin(&cs, c, "seed: files",
-               "COPY files (id, product_id, filename, path, size_bytes) FROM STDIN");
-    for (long n = 1; n <= plan->products; n++) {
-        seed_product p;
-        seed_make_product(plan->seed, plan->letter, n, plan->products, plan->sellers, &p);
-        char id[32], path[96];
-        snprintf(id, sizeof id, "file_%c%07ld", plan->letter, n);
-        snprintf(path, sizeof path, "%s/%s.zip", p.seller_handle, p.id);
-        copy_field(&cs, id);
-        copy_field(&cs, p.id);
-        copy_field(&cs, p.filename);
-        copy_field(&cs, path);
-        copy_field_long(&cs, p.size_bytes);
-        copy_row_end(&cs);
-    }
-    copy_end(&cs);
 }
 
 /* --- orders ---------------------------------------------------------------------------- */
@@ -326,62 +220,34 @@ static void write_downloads(PGconn *c, const seed_plan *plan, seed_counts *count
     copy_end(&cs);
 }
 
+/* Phase 3: after the catalogue has committed, as items reference products of every
+ * slice. */
 static void write_orders(PGconn *c, const seed_plan *plan, seed_counts *counts)
 {
     if (plan->orders == 0)
         return;
+    sql_do(c, "seed", "BEGIN", 0, NULL);
     write_order_rows(c, plan, counts);
     write_items(c, plan, counts);
     write_downloads(c, plan, counts);
-}
-
-/* --- files on disk --------------------------------------------------------------------- */
-
-static void make_dir(const char *path)
-{
-    if (mkdir(path, 0755) != 0 && errno != EEXIST)
-        fail("seed: %s: %s", path, strerror(errno));
-}
-
-static void write_file(const char *path, const buf *content)
-{
-    FILE *f = fopen(path, "wb");
-    if (f == NULL)
-        fail("seed: %s: %s", path, strerror(errno));
-    if (fwrite(content->data, 1, content->len, f) != content->len || fclose(f) != 0)
-        fail("seed: %s: write error", path);
-}
-
-static void write_disk_files(const seed_plan *plan, seed_counts *counts)
-{
-    if (!plan->files)
-        return;
-    make_dir(plan->files_root);
-    buf content;
-    buf_init(&content, 16384);
-    for (long n = 1; n <= plan->products; n++) {
-        seed_product p;
-        seed_make_product(plan->seed, plan->letter, n, plan->products, plan->sellers, &p);
-        char dir[1024], path[1200];
-        snprintf(dir, sizeof dir, "%s/%s", plan->files_root, p.seller_handle);
-        snprintf(path, sizeof path, "%s/%s.zip", dir, p.id);
-        make_dir(dir);
-        seed_file_content(&p, &content);
-        write_file(path, &content);
-        counts->files_written++;
-    }
-    buf_free(&content);
+    sql_do(c, "seed", "COMMIT", 0, NULL);
 }
 
 /* --- the command ----------------------------------------------------------------------- */
 
+static int default_jobs(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores < 1 ? 1 : cores > SEED_MAX_JOBS ? SEED_MAX_JOBS : (int)cores;
+}
+
 static void parse_plan(int argc, char **argv, seed_plan *plan)
 {
-    option opts[] = {{"--mode", false, NULL},        {"--products", false, NULL},
-                     {"--sellers", false, NULL},     {"--orders", false, NULL},
-                     {"--random-seed", false, NULL}, {"--files", true, NULL},
-                     {"--replace", true, NULL}};
-    parse_options("seed", argc, argv, opts, 7, NULL, 0);
+    option opts[] = {
+        {"--mode", false, NULL},   {"--products", false, NULL},    {"--sellers", false, NULL},
+        {"--orders", false, NULL}, {"--random-seed", false, NULL}, {"--files", true, NULL},
+        {"--replace", true, NULL}, {"--jobs", false, NULL},        {"--no-vacuum", true, NULL}};
+    parse_options("seed", argc, argv, opts, 9, NULL, 0);
     plan->mode = parse_mode("seed", option_required("seed", &opts[0]));
     plan->letter = plan->mode[0];
     plan->products =
@@ -400,44 +266,89 @@ static void parse_plan(int argc, char **argv, seed_plan *plan)
             : 1;
     plan->files = opts[5].value != NULL;
     plan->replace = opts[6].value != NULL;
+    plan->jobs = opts[7].value != NULL
+                     ? (int)parse_count("seed", "--jobs", opts[7].value, 1, SEED_MAX_JOBS)
+                     : default_jobs();
+    if (plan->jobs > plan->products)
+        plan->jobs = (int)plan->products; /* every slice has a product */
+    plan->vacuum = opts[8].value == NULL;
     plan->files_root = getenv("MARKET_FILES_ROOT");
     if (plan->files && (plan->files_root == NULL || plan->files_root[0] != '/'))
         fail("seed: --files needs MARKET_FILES_ROOT (an absolute path)");
+}
+
+/* Phase 1. The lock is the session's, held until the command ends: two seeds of one mode
+ * at once would both find nothing seeded and then collide, so the second waits here for
+ * the first to finish, then sees its rows. */
+static void write_shared(PGconn *c, const seed_plan *plan)
+{
+    const char *lock[] = {plan->mode};
+    sql_do(c, "seed", "SELECT pg_advisory_lock(hashtext('market-admin seed'), hashtext($1))", 1,
+           lock);
+    sql_do(c, "seed", "BEGIN", 0, NULL);
+    clear_previous(c, plan);
+    write_accounts(c, plan);
+    write_sellers(c, plan);
+    sql_do(c, "seed", "COMMIT", 0, NULL);
+}
+
+/* Phase 4. VACUUM also moves the GIN index's pending list, filled by the load, into the
+ * index proper (until then every search reads that list in full) and marks the pages
+ * all-visible for index-only scans; ANALYZE gives the API's first queries good plans. The
+ * order tables too: the seed may have written or (--replace) deleted orders. */
+static void tidy_up(PGconn *c, const seed_plan *plan)
+{
+    const char *tables = "products, tiers, files, orders, order_items, downloads";
+    char sql[128]; /* constants only */
+    snprintf(sql, sizeof sql, "%s %s", plan->vacuum ? "VACUUM (ANALYZE)" : "ANALYZE", tables);
+    sql_do(c, "seed", sql, 0, NULL);
+}
+
+typedef struct {
+    struct timespec start, mark;
+    double shared, catalogue, orders, tidy;
+} seed_clock;
+
+/* Seconds since the previous lap (or the start). */
+static double lap(seed_clock *t)
+{
+    double s = seconds_since(&t->mark);
+    clock_gettime(CLOCK_MONOTONIC, &t->mark);
+    return s;
+}
+
+static void print_summary(const seed_plan *plan, const seed_counts *counts, seed_clock *t)
+{
+    fprintf(stderr,
+            "seeded %s mode: %ld products (%ld tiers, %ld files), %ld sellers, %ld orders "
+            "(%ld items, %ld refunded), %ld buyers, %ld files written, in %.1f s "
+            "(shared rows %.1f s, catalogue %.1f s with %d jobs, orders %.1f s, %s %.1f s)\n",
+            plan->mode, plan->products, counts->tiers, plan->products, plan->sellers,
+            counts->orders, counts->items, counts->refunded, plan->orders > 0 ? plan->buyers : 0,
+            counts->files_written, seconds_since(&t->start), t->shared, t->catalogue, plan->jobs,
+            t->orders, plan->vacuum ? "vacuum" : "analyze", t->tidy);
 }
 
 int cmd_seed(int argc, char **argv)
 {
     seed_plan plan;
     parse_plan(argc, argv, &plan);
-    struct timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    seed_clock t;
+    clock_gettime(CLOCK_MONOTONIC, &t.start);
+    t.mark = t.start;
 
     market_config cfg;
     PGconn *c = admin_connect(0, &cfg);
     seed_counts counts = {0};
-    sql_do(c, "seed", "BEGIN", 0, NULL);
-    /* Two seeds of one mode at once would both find nothing seeded and then collide: the
-     * second waits here for the first to finish, then sees its rows. */
-    const char *lock[] = {plan.mode};
-    sql_do(c, "seed", "SELECT pg_advisory_xact_lock(hashtext('market-admin seed'), hashtext($1))",
-           1, lock);
-    clear_previous(c, &plan);
-    write_accounts(c, &plan);
-    write_sellers(c, &plan);
-    write_products(c, &plan);
-    write_tiers(c, &plan, &counts);
-    write_files(c, &plan);
+    write_shared(c, &plan);
+    t.shared = lap(&t);
+    seed_run_slices(&plan, &counts);
+    t.catalogue = lap(&t);
     write_orders(c, &plan, &counts);
-    write_disk_files(&plan, &counts);
-    sql_do(c, "seed", "COMMIT", 0, NULL);
-    /* Fresh statistics, so the API's first queries get good plans at once. */
-    sql_do(c, "seed", "ANALYZE products, tiers, files, orders, order_items, downloads", 0, NULL);
+    t.orders = lap(&t);
+    tidy_up(c, &plan);
+    t.tidy = lap(&t);
     PQfinish(c);
-    fprintf(stderr,
-            "seeded %s mode: %ld products (%ld tiers, %ld files), %ld sellers, %ld orders "
-            "(%ld items, %ld refunded), %ld buyers, %ld files written, in %.1f s\n",
-            plan.mode, plan.products, counts.tiers, plan.products, plan.sellers, counts.orders,
-            counts.items, counts.refunded, plan.orders > 0 ? plan.buyers : 0, counts.files_written,
-            seconds_since(&start));
+    print_summary(&plan, &counts, &t);
     return 0;
 }

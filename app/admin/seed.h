@@ -9,6 +9,8 @@
 #ifndef MARKET_ADMIN_SEED_H
 #define MARKET_ADMIN_SEED_H
 
+#include <libpq-fe.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -88,5 +90,45 @@ void seed_file_content(const seed_product *p, buf *out);
 
 /* Unix seconds as RFC 3339 UTC ("2026-01-02T03:04:05Z"). */
 void seed_time_text(long t, char *out, size_t outsz);
+
+/* --- the command: seed.c, seed_write.c, seed_slices.c ---------------------------------- */
+
+#define SEED_MAX_JOBS 64
+
+typedef struct {
+    const char *mode;
+    char letter; /* 't' or 'l': the mode's mark in every seeded id */
+    uint64_t seed;
+    long products, sellers, orders, buyers;
+    int jobs; /* catalogue slices, each on its own connection */
+    bool files, replace, vacuum;
+    const char *files_root;
+} seed_plan;
+
+typedef struct {
+    long tiers, orders, items, downloads, refunded, files_written;
+} seed_counts;
+
+/* Products first..last (numbers, inclusive) with their tiers and files: the share of
+ * the catalogue that one connection writes in one transaction. */
+typedef struct {
+    long first, last;
+} seed_slice;
+
+/* The id range and exact pattern of a mode's seeded ids of one kind between two
+ * numbers: <prefix><letter><7 digits>, so caller-chosen ids such as prod_tshirt never
+ * match. */
+void seed_id_range(const seed_plan *plan, const char *prefix, long first, long last, char lo[32],
+                   char hi[32], char pattern[48]);
+
+/* COPYs one slice (after deleting its share of the previous seed with --replace) on c,
+ * inside the caller's transaction, then writes its disk files with --files. */
+void seed_write_slice(PGconn *c, const seed_plan *plan, seed_slice s, seed_counts *counts);
+
+/* Writes the whole catalogue in plan->jobs slices at once, each in a process of its own
+ * with its own connection and transaction, and commits them together once all are
+ * written; on any failure none is committed and the command fails. Adds the slices'
+ * counts to counts. */
+void seed_run_slices(const seed_plan *plan, seed_counts *counts);
 
 #endif

@@ -179,13 +179,26 @@ void seed_time_text(long t, char *out, size_t outsz)
     strftime(out, outsz, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* From the number alone: the same seller in every mode and for every seed. */
+static void seller_words(long number, const char **first, const char **second)
+{
+    size_t nf = COUNT(studio_first), ns = COUNT(studio_second);
+    *first = studio_first[(size_t)(number - 1) % nf];
+    *second = studio_second[(size_t)(number - 1) / nf % ns];
+}
+
+static void seller_handle(long number, char *out, size_t outsz)
+{
+    const char *first, *second;
+    seller_words(number, &first, &second);
+    snprintf(out, outsz, "%s%s-%ld", first, second, number);
+}
+
 void seed_make_seller(long number, seed_seller *s)
 {
-    /* From the number alone: the same seller in every mode and for every seed. */
-    size_t nf = COUNT(studio_first), ns = COUNT(studio_second);
-    const char *first = studio_first[(size_t)(number - 1) % nf];
-    const char *second = studio_second[(size_t)(number - 1) / nf % ns];
-    snprintf(s->handle, sizeof s->handle, "%s%s-%ld", first, second, number);
+    const char *first, *second;
+    seller_words(number, &first, &second);
+    seller_handle(number, s->handle, sizeof s->handle);
     snprintf(s->account, sizeof s->account, "acct_seller_%ld", number);
     snprintf(s->name, sizeof s->name, "%c%s %c%s", toupper((unsigned char)first[0]), first + 1,
              toupper((unsigned char)second[0]), second + 1);
@@ -248,9 +261,9 @@ void seed_make_product(uint64_t seed, char mode_letter, long number, long nprodu
     seed_rng r = seed_rng_for(seed, (uint64_t)mode_letter, (uint64_t)number);
     snprintf(p->id, sizeof p->id, "prod_%c%07ld", mode_letter, number);
     p->seller = 1 + (long)seed_below(&r, (uint32_t)nsellers);
-    seed_seller s;
-    seed_make_seller(p->seller, &s);
-    memcpy(p->seller_handle, s.handle, sizeof p->seller_handle);
+    /* The handle alone: the rest of the seller would be formatted for nothing, three
+     * times per product in a seed. */
+    seller_handle(p->seller, p->seller_handle, sizeof p->seller_handle);
     const category *cat = &PICK(&r, categories);
     p->category = cat->slug;
     make_text(&r, p, cat);

@@ -8,7 +8,7 @@
 #
 #   MARKET_ADMIN   the binary to test (default: build/market-admin, built if needed)
 #
-# Takes about half a minute (most of it seeding 20000 products).
+# Takes a quarter of a minute or so (most of it seeding).
 set -u
 
 ROOT=$(cd -- "$(dirname -- "$0")/../.." && pwd)
@@ -390,6 +390,9 @@ run seed --mode test --products 20000 --orders 500 --random-seed 7
 expect "seed 20000 products" 0 '' '^seeded test mode: 20000 products'
 echo "seed of 20000 products: $((SECONDS - START)) s" >&2
 eq "seeded products" "$(sql "SELECT count(*) FROM products WHERE id ~ '^prod_t[0-9]{7}' AND mode = 'test'")" "20000"
+check "phase times in the summary" grep -Eq 'catalogue [0-9.]+ s with [0-9]+ jobs, orders [0-9.]+ s, vacuum [0-9.]+ s\)$' <<<"$ERR"
+# VACUUM moved the GIN pending list of the load into the index: nothing left to clean.
+eq "search index has no pending list" "$(sql "SELECT gin_clean_pending_list('products_search')")" "0"
 eq "1 to 3 tiers each" "$(sql "SELECT min(n) || ' ' || max(n) FROM (SELECT count(*) n FROM tiers WHERE id ~ '^tier_t[0-9]{7}' GROUP BY product_id) x")" "1 3"
 eq "list price is the lowest tier" "$(sql "SELECT count(*) FROM products p WHERE id ~ '^prod_t[0-9]{7}' AND min_price_minor <> (SELECT min(price_minor) FROM tiers t WHERE t.product_id = p.id)")" "0"
 eq "a file per product" "$(sql "SELECT count(*) FROM files WHERE id ~ '^file_t[0-9]{7}'")" "20000"
@@ -426,6 +429,43 @@ eq "file size matches the catalogue" "$(stat -c %s "$WORK/files/${F% *}")" "${F#
 run seed --mode live --products 300 --random-seed 43 --replace
 expect "another seed" 0
 check "another seed, other data" test "$(sql "$SEEDPRINT")" != "$PRINT1"
+# The same data whatever the number of slices: every table the seed writes.
+LIVEPRINT="SELECT md5(string_agg(t, '|' ORDER BY t)) FROM (
+             SELECT 'p' || p::text AS t FROM products p WHERE id ~ '^prod_l[0-9]{7}$' UNION ALL
+             SELECT 't' || t::text FROM tiers t WHERE id ~ '^tier_l[0-9]{7}_[0-9]$' UNION ALL
+             SELECT 'f' || f::text FROM files f WHERE id ~ '^file_l[0-9]{7}$' UNION ALL
+             SELECT 'o' || o::text FROM orders o WHERE id ~ '^ord_l[0-9]{7}$' UNION ALL
+             SELECT 'i' || i::text FROM order_items i WHERE order_id ~ '^ord_l[0-9]{7}$' UNION ALL
+             SELECT 'd' || d::text FROM downloads d WHERE id ~ '^dl_l[0-9]{7}_[0-9]$') x"
+run seed --mode live --products 500 --orders 40 --random-seed 5 --replace --jobs 1 --no-vacuum
+expect "seed --jobs 1 --no-vacuum" 0 '' 'with 1 jobs, orders [0-9.]+ s, analyze [0-9.]+ s\)$'
+PRINT1=$(sql "$LIVEPRINT")
+run seed --mode live --products 500 --orders 40 --random-seed 5 --replace --jobs 3
+expect "seed --jobs 3" 0 '' 'with 3 jobs'
+eq "--jobs 1 and --jobs 3 write the same data" "$(sql "$LIVEPRINT")" "$PRINT1"
+eq "no seeded row twice" "$(sql "SELECT count(*) FROM products WHERE id ~ '^prod_l[0-9]{7}$'")" "500"
+# A slice that fails (its last tier collides with a row already there) takes the whole
+# catalogue of the run with it: the replaced catalogue stays, the other slices roll back.
+CATPRINT="SELECT md5(string_agg(t, '|' ORDER BY t)) FROM (
+            SELECT 'p' || p::text AS t FROM products p WHERE id ~ '^prod_l[0-9]{7}$' UNION ALL
+            SELECT 't' || t::text FROM tiers t WHERE id ~ '^tier_l[0-9]{7}_[0-9]$' UNION ALL
+            SELECT 'f' || f::text FROM files f WHERE id ~ '^file_l[0-9]{7}$') x"
+sql "INSERT INTO tiers (id, product_id, name, price_minor) VALUES ('tier_l0000900_1', 'prod_font1', 'X', 1)" >/dev/null
+BEFORE=$(sql "$CATPRINT")
+run seed --mode live --products 900 --random-seed 6 --replace --jobs 3
+expect "a failing slice fails the seed" 1 '' '^market-admin: seed: tiers: duplicate key value'
+eq "one line on stderr" "$(wc -l <<<"$ERR")" "1"
+eq "a failed seed leaves the replaced catalogue" "$(sql "$CATPRINT")" "$BEFORE"
+eq "no product of the failed seed" "$(sql "SELECT count(*) FROM products WHERE id BETWEEN 'prod_l0000501' AND 'prod_l0000900'")" "0"
+sql "DELETE FROM tiers WHERE id = 'tier_l0000900_1'" >/dev/null
+# The mode's lock: two seeds at once run one after the other instead of colliding.
+("$ADMIN" seed --mode live --products 2000 --random-seed 8 --replace --jobs 2 2>"$WORK/seed1"; echo $? >"$WORK/seed1.rc") &
+("$ADMIN" seed --mode live --products 2000 --random-seed 8 --replace --jobs 2 2>"$WORK/seed2"; echo $? >"$WORK/seed2.rc") &
+wait
+eq "concurrent seeds of a mode both succeed" "$(cat "$WORK/seed1.rc" "$WORK/seed2.rc" | tr -d '\n')" "00"
+eq "concurrent seeds leave one catalogue" "$(sql "SELECT count(*) FROM products WHERE id ~ '^prod_l[0-9]{7}$'")" "2000"
+run seed --mode test --products 10 --jobs 0
+expect "seed --jobs 0" 2 '' '--jobs must be an integer'
 run seed --mode live --products 300 --files
 expect "--files without MARKET_FILES_ROOT" 1 '' 'MARKET_FILES_ROOT'
 run seed --products 10
