@@ -154,25 +154,24 @@ static void dispatch(request *r)
     run_handler(r);
 }
 
-static void write_response(request *r, FCGX_Request *fcgi)
+/* head is the worker's own buffer, reused by every request. */
+static void write_response(request *r, FCGX_Request *fcgi, buf *head)
 {
-    buf *h = r->headers;
-    buf head;
-    buf_init(&head, 512);
-    buf_printf(&head, "Status: %d %s\r\n", r->status, status_text(r->status));
+    buf_clear(head);
+    buf_printf(head, "Status: %d %s\r\n", r->status, status_text(r->status));
     /* The file handler answers with an X-Accel-Redirect and sets its own type. */
-    if (r->match.route != ROUTE_FILE || r->status != 200)
-        buf_puts(&head, "Content-Type: application/json; charset=utf-8\r\n");
-    buf_printf(&head, "X-Request-Id: %s\r\n", r->request_id);
-    buf_puts(&head, "Cache-Control: no-store\r\n");
-    if (r->match.route != ROUTE_FILE || r->status != 200)
-        buf_printf(&head, "Content-Length: %zu\r\n", r->body->len);
-    buf_append(&head, h->data, h->len);
-    buf_puts(&head, "\r\n");
-    FCGX_PutStr(head.data, (int)head.len, fcgi->out);
+    bool json = r->match.route != ROUTE_FILE || r->status != 200;
+    if (json)
+        buf_puts(head, "Content-Type: application/json; charset=utf-8\r\n");
+    buf_printf(head, "X-Request-Id: %s\r\n", r->request_id);
+    buf_puts(head, "Cache-Control: no-store\r\n");
+    if (json)
+        buf_printf(head, "Content-Length: %zu\r\n", r->body->len);
+    buf_append(head, r->headers->data, r->headers->len);
+    buf_puts(head, "\r\n");
+    FCGX_PutStr(head->data, (int)head->len, fcgi->out);
     if (strcmp(r->method, "HEAD") != 0)
         FCGX_PutStr(r->body->data, (int)r->body->len, fcgi->out);
-    buf_free(&head);
 }
 
 static void request_end(request *r)
@@ -199,9 +198,10 @@ int main(void)
 
     arena a;
     arena_init(&a, ARENA_BLOCK);
-    buf body, headers;
+    buf body, headers, head;
     buf_init(&body, 64 * 1024);
     buf_init(&headers, 1024);
+    buf_init(&head, 1024);
     time_t last_prune = 0;
 
     while (FCGX_Accept_r(&fcgi) >= 0) {
@@ -215,7 +215,7 @@ int main(void)
         buf_clear(&headers);
         request_begin(&r, &fcgi);
         dispatch(&r);
-        write_response(&r, &fcgi);
+        write_response(&r, &fcgi, &head);
         FCGX_Finish_r(&fcgi);
         request_end(&r);
         arena_reset(&a);
