@@ -30,14 +30,19 @@ function assertJsonError(res, status, code) {
   assert.equal(res.json.error.request_id, id, 'request_id is the X-Request-Id');
 }
 
-test('a request line over 16 KiB gets a JSON 414 from nginx, not an HTML page', async () => {
-  const res = await api(`/v1/products?q=${'a'.repeat(20 * 1024)}`, { key });
+test('a request line over 20 KiB gets a JSON 414 from nginx, not an HTML page', async () => {
+  const res = await api(`/v1/products?q=${'a'.repeat(21 * 1024)}`, { key });
   assertJsonError(res, 414, 'parameter_invalid');
   assert.equal(res.json.error.type, 'invalid_request_error');
+  assert.equal(res.headers.get('cache-control'), 'no-store');
 });
 
-test('a request line under 16 KiB reaches the worker, which answers its own 400', async () => {
-  const res = await api(`/v1/products?q=${'a'.repeat(15 * 1024)}`, { key });
+test('a request line of exactly 16 KiB reaches the worker, which answers its own 400', async () => {
+  // "GET " + path + " HTTP/1.1" is 16384 bytes: the contract's limit must still pass.
+  const prefix = '/v1/products?q=';
+  const path = prefix + 'a'.repeat(16 * 1024 - 'GET  HTTP/1.1'.length - prefix.length);
+  assert.equal(`GET ${path} HTTP/1.1`.length, 16 * 1024);
+  const res = await api(path, { key });
   assertJsonError(res, 400, 'parameter_invalid');
   assert.equal(res.json.error.param, 'q');
 });
