@@ -11,16 +11,16 @@
 typedef struct arena_block arena_block;
 
 typedef struct {
-    arena_block *head;   /* block being filled; older blocks follow through ->next */
-    size_t block_size;   /* size of a regular block */
+    arena_block *head; /* block being filled; older blocks follow through ->next */
+    size_t block_size; /* size of a regular block */
 } arena;
 
 void arena_init(arena *a, size_t block_size);
-void *arena_alloc(arena *a, size_t size);                /* aborts on out of memory */
-char *arena_strndup(arena *a, const char *s, size_t n);  /* NUL-terminated copy */
+void *arena_alloc(arena *a, size_t size);               /* aborts on out of memory */
+char *arena_strndup(arena *a, const char *s, size_t n); /* NUL-terminated copy */
 char *arena_strdup(arena *a, const char *s);
 char *arena_printf(arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void arena_reset(arena *a);                             /* frees all but the first block */
+void arena_reset(arena *a); /* frees all but the first block */
 void arena_free(arena *a);
 
 #endif

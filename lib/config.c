@@ -46,8 +46,8 @@ static bool load_secret(market_config *cfg, char *err, size_t errlen)
     cfg->secret_len = fread(cfg->secret, 1, sizeof cfg->secret, f);
     fclose(f);
     /* A trailing newline from an editor or `echo` is not part of the secret. */
-    while (cfg->secret_len > 0 && (cfg->secret[cfg->secret_len - 1] == '\n' ||
-                                   cfg->secret[cfg->secret_len - 1] == '\r'))
+    while (cfg->secret_len > 0 &&
+           (cfg->secret[cfg->secret_len - 1] == '\n' || cfg->secret[cfg->secret_len - 1] == '\r'))
         cfg->secret_len--;
     if (cfg->secret_len < 32) {
         snprintf(err, errlen, "MARKET_SECRET_FILE %s must hold at least 32 bytes", path);
@@ -71,11 +71,20 @@ bool config_parse_durations(const char *text, long *out, int max, int *count)
             return false;
         long unit;
         switch (*end) {
-        case 's': unit = 1; break;
-        case 'm': unit = 60; break;
-        case 'h': unit = 3600; break;
-        case 'd': unit = 86400; break;
-        default: return false;
+        case 's':
+            unit = 1;
+            break;
+        case 'm':
+            unit = 60;
+            break;
+        case 'h':
+            unit = 3600;
+            break;
+        case 'd':
+            unit = 86400;
+            break;
+        default:
+            return false;
         }
         if (v > 366L * 86400 / unit || n == max)
             return false;
@@ -112,8 +121,10 @@ bool config_load(market_config *cfg, int needs, char *err, size_t errlen)
     const char *base = getenv("MARKET_DOWNLOAD_BASE_URL");
     const char *root = getenv("MARKET_FILES_ROOT");
     if (needs & CONFIG_NEED_DOWNLOADS) {
-        if (base == NULL || (strncmp(base, "https://", 8) != 0 && strncmp(base, "http://", 7) != 0)) {
-            snprintf(err, errlen, "MARKET_DOWNLOAD_BASE_URL is required (an http:// or https:// URL)");
+        if (base == NULL ||
+            (strncmp(base, "https://", 8) != 0 && strncmp(base, "http://", 7) != 0)) {
+            snprintf(err, errlen,
+                     "MARKET_DOWNLOAD_BASE_URL is required (an http:// or https:// URL)");
             return false;
         }
         if (root == NULL || root[0] != '/') {

@@ -15,8 +15,8 @@ void cursor_context_add(buf *context, const char *name, const char *value)
         buf_printf(context, "%s=%zu:%s;", name, strlen(value), value);
 }
 
-static void cursor_mac(const uint8_t key[32], const char *context, const void *payload,
-                       size_t len, uint8_t mac[SHA256_LEN])
+static void cursor_mac(const uint8_t key[32], const char *context, const void *payload, size_t len,
+                       uint8_t mac[SHA256_LEN])
 {
     /* MAC input: context, a NUL (never inside a context), then the payload. */
     buf in;
@@ -28,8 +28,8 @@ static void cursor_mac(const uint8_t key[32], const char *context, const void *p
     buf_free(&in);
 }
 
-void cursor_encode(buf *out, const uint8_t key[32], const char *context,
-                   const char *const *fields, int nfields)
+void cursor_encode(buf *out, const uint8_t key[32], const char *context, const char *const *fields,
+                   int nfields)
 {
     buf payload;
     buf_init(&payload, 128);

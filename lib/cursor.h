@@ -24,8 +24,8 @@
 void cursor_context_add(buf *context, const char *name, const char *value);
 
 /* Appends the cursor for fields to out. Fields must not contain the byte 0x1F. */
-void cursor_encode(buf *out, const uint8_t key[32], const char *context,
-                   const char *const *fields, int nfields);
+void cursor_encode(buf *out, const uint8_t key[32], const char *context, const char *const *fields,
+                   int nfields);
 
 /* Verifies cursor against context and splits it into exactly nfields fields (copies in
  * the arena). False on any malformed, forged or foreign cursor. */

@@ -22,8 +22,7 @@ static bool is_space(char c)
  * outside strings, and counts the
  * keys of the top-level object (a string at depth 1 followed by ':'). Only meaningful
  * for text json-c then accepts; on other text its answers do not matter. */
-static void scan(const char *s, size_t n, bool *nul_escape, bool *single_quote,
-                 size_t *top_keys)
+static void scan(const char *s, size_t n, bool *nul_escape, bool *single_quote, size_t *top_keys)
 {
     int depth = 0;
     *nul_escape = false;
@@ -73,8 +72,7 @@ bool json_body_parse(const char *data, size_t len, const char *const *fields, js
     json_tokener_free(tok);
     while (parsed && end < len && is_space(data[end]))
         end++; /* white space may follow the object; data need not be NUL-terminated */
-    if (!parsed || end != len ||
-        !json_object_is_type(obj, json_type_object)) {
+    if (!parsed || end != len || !json_object_is_type(obj, json_type_object)) {
         json_object_put(obj);
         return fail(err, "body_invalid_json", NULL, "the body must be one JSON object");
     }

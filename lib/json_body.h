@@ -15,9 +15,9 @@
 #define JSON_BODY_MAX_DEPTH 16
 
 typedef struct {
-    const char *code;  /* body_invalid_json, parameter_invalid, parameter_unknown,
-                          parameter_duplicated */
-    char param[65];    /* the field at fault, or "" */
+    const char *code; /* body_invalid_json, parameter_invalid, parameter_unknown,
+                         parameter_duplicated */
+    char param[65];   /* the field at fault, or "" */
     const char *message;
 } json_body_error;
 

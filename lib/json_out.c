@@ -82,11 +82,21 @@ void json_escape(buf *b, const char *s, size_t n)
         buf_append(b, s + run, i - run);
         run = i + 1;
         switch (c) {
-        case '"': buf_puts(b, "\\\""); break;
-        case '\\': buf_puts(b, "\\\\"); break;
-        case '\n': buf_puts(b, "\\n"); break;
-        case '\r': buf_puts(b, "\\r"); break;
-        case '\t': buf_puts(b, "\\t"); break;
+        case '"':
+            buf_puts(b, "\\\"");
+            break;
+        case '\\':
+            buf_puts(b, "\\\\");
+            break;
+        case '\n':
+            buf_puts(b, "\\n");
+            break;
+        case '\r':
+            buf_puts(b, "\\r");
+            break;
+        case '\t':
+            buf_puts(b, "\\t");
+            break;
         default: {
             char esc[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
             buf_puts(b, esc);

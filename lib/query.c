@@ -49,9 +49,9 @@ bool query_parse(arena *a, const char *qs, const char *const *names, query_param
             if (strcmp(names[i], name) == 0)
                 slot = i;
         if (slot < 0)
-            return fail(err, "parameter_unknown", name_len <= 64 && name[0] ? name : NULL,
-                        arena_printf(a, "unknown query parameter%s%.64s", name[0] ? " " : "",
-                                     name));
+            return fail(
+                err, "parameter_unknown", name_len <= 64 && name[0] ? name : NULL,
+                arena_printf(a, "unknown query parameter%s%.64s", name[0] ? " " : "", name));
         if (out->values[slot] != NULL)
             return fail(err, "parameter_duplicated", names[slot],
                         arena_printf(a, "%s is given more than once", names[slot]));

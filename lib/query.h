@@ -15,7 +15,7 @@
 #define QUERY_MAX_VALUE 2048 /* bytes, decoded */
 
 typedef struct {
-    const char *names[QUERY_MAX_PARAMS]; /* the route's accepted names, NULL-terminated */
+    const char *names[QUERY_MAX_PARAMS];  /* the route's accepted names, NULL-terminated */
     const char *values[QUERY_MAX_PARAMS]; /* values[i] belongs to names[i]; NULL if absent */
 } query_params;
 

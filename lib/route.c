@@ -50,8 +50,8 @@ static int pattern_match(const char *pattern, const char *path, size_t len, cons
     return i == len;
 }
 
-static match_result match_file(const char *method, const char *path, size_t len,
-                               const char *prefix, route_match *m)
+static match_result match_file(const char *method, const char *path, size_t len, const char *prefix,
+                               route_match *m)
 {
     size_t plen = strlen(prefix);
     if (plen == 0 || len <= plen + 1 || memcmp(path, prefix, plen) != 0 || path[plen] != '/')

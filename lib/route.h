@@ -28,10 +28,10 @@ typedef enum {
 
 typedef struct {
     route_id route;
-    const char *param;   /* raw :id or :token segment inside the path, or NULL */
+    const char *param; /* raw :id or :token segment inside the path, or NULL */
     size_t param_len;
-    const char *allow;   /* for MATCH_METHOD_NOT_ALLOWED: the Allow header value */
-    const char *scope;   /* scope the route needs, NULL for ROUTE_FILE */
+    const char *allow; /* for MATCH_METHOD_NOT_ALLOWED: the Allow header value */
+    const char *scope; /* scope the route needs, NULL for ROUTE_FILE */
 } route_match;
 
 /* path: the path part of the request URI (no query string), path_len its length.

@@ -1,8 +1,9 @@
 /* seed: one slice of the catalogue (products first..last, their tiers and files), written
  * with COPY on the caller's connection and transaction. Products go first, then tiers,
  * then files, so every foreign key finds its product. Indexes stay in force; the
- * foreign-key checks are skipped when the role may (see skip_reference_checks_if_allowed). Every row is rebuilt from its product number alone, so a slice needs
- * nothing from the others and the data does not depend on how the catalogue is cut. */
+ * foreign-key checks are skipped when the role may (see skip_reference_checks_if_allowed). Every
+ * row is rebuilt from its product number alone, so a slice needs nothing from the others and the
+ * data does not depend on how the catalogue is cut. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -6,12 +6,12 @@
 
 #include "request.h"
 
-void handle_products_list(request *r);  /* products_list.c */
-void handle_product_get(request *r);    /* product_get.c */
-void handle_seller_get(request *r);     /* seller_get.c */
-void handle_orders_list(request *r);    /* orders_list.c */
-void handle_download_link(request *r);  /* download_link.c */
+void handle_products_list(request *r);   /* products_list.c */
+void handle_product_get(request *r);     /* product_get.c */
+void handle_seller_get(request *r);      /* seller_get.c */
+void handle_orders_list(request *r);     /* orders_list.c */
+void handle_download_link(request *r);   /* download_link.c */
 void handle_webhooks_create(request *r); /* webhooks_create.c */
-void handle_file(request *r);           /* file.c: the download location, no API key */
+void handle_file(request *r);            /* file.c: the download location, no API key */
 
 #endif

@@ -24,20 +24,34 @@
 static const char *status_text(int status)
 {
     switch (status) {
-    case 200: return "OK";
-    case 201: return "Created";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 409: return "Conflict";
-    case 410: return "Gone";
-    case 413: return "Payload Too Large";
-    case 415: return "Unsupported Media Type";
-    case 429: return "Too Many Requests";
-    case 503: return "Service Unavailable";
-    default: return "Internal Server Error";
+    case 200:
+        return "OK";
+    case 201:
+        return "Created";
+    case 400:
+        return "Bad Request";
+    case 401:
+        return "Unauthorized";
+    case 403:
+        return "Forbidden";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 409:
+        return "Conflict";
+    case 410:
+        return "Gone";
+    case 413:
+        return "Payload Too Large";
+    case 415:
+        return "Unsupported Media Type";
+    case 429:
+        return "Too Many Requests";
+    case 503:
+        return "Service Unavailable";
+    default:
+        return "Internal Server Error";
     }
 }
 
@@ -110,14 +124,30 @@ static void request_begin(request *r, FCGX_Request *fcgi)
 static void run_handler(request *r)
 {
     switch (r->match.route) {
-    case ROUTE_PRODUCTS_LIST: handle_products_list(r); break;
-    case ROUTE_PRODUCT_GET: handle_product_get(r); break;
-    case ROUTE_SELLER_GET: handle_seller_get(r); break;
-    case ROUTE_ORDERS_LIST: handle_orders_list(r); break;
-    case ROUTE_DOWNLOAD_LINK: handle_download_link(r); break;
-    case ROUTE_WEBHOOKS_CREATE: handle_webhooks_create(r); break;
-    case ROUTE_FILE: handle_file(r); break;
-    case ROUTE_NONE: respond_internal(r); break;
+    case ROUTE_PRODUCTS_LIST:
+        handle_products_list(r);
+        break;
+    case ROUTE_PRODUCT_GET:
+        handle_product_get(r);
+        break;
+    case ROUTE_SELLER_GET:
+        handle_seller_get(r);
+        break;
+    case ROUTE_ORDERS_LIST:
+        handle_orders_list(r);
+        break;
+    case ROUTE_DOWNLOAD_LINK:
+        handle_download_link(r);
+        break;
+    case ROUTE_WEBHOOKS_CREATE:
+        handle_webhooks_create(r);
+        break;
+    case ROUTE_FILE:
+        handle_file(r);
+        break;
+    case ROUTE_NONE:
+        respond_internal(r);
+        break;
     }
 }
 
@@ -131,9 +161,8 @@ static void dispatch(request *r)
     if (!file && !auth_check(r))
         return;
     if (m == MATCH_NOT_FOUND) {
-        respond_error(r, 404, "invalid_request_error", "route_not_found", NULL,
-                      "no route %s %.*s", r->method, (int)(r->path_len > 200 ? 200 : r->path_len),
-                      r->path);
+        respond_error(r, 404, "invalid_request_error", "route_not_found", NULL, "no route %s %.*s",
+                      r->method, (int)(r->path_len > 200 ? 200 : r->path_len), r->path);
         return;
     }
     if (m == MATCH_METHOD_NOT_ALLOWED) {

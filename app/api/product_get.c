@@ -25,9 +25,23 @@ DB_STMT(product_get,
         2);
 
 enum {
-    C_ID, C_TITLE, C_DESCRIPTION, C_CATEGORY, C_PRICE, C_EXPONENT, C_CURRENCY, C_SELLER,
-    C_CREATED, C_UPDATED, C_RATING_AVG, C_RATING_COUNT, C_TIER_ID, C_TIER_NAME,
-    C_TIER_DESCRIPTION, C_TIER_PRICE, C_TIER_LICENCE
+    C_ID,
+    C_TITLE,
+    C_DESCRIPTION,
+    C_CATEGORY,
+    C_PRICE,
+    C_EXPONENT,
+    C_CURRENCY,
+    C_SELLER,
+    C_CREATED,
+    C_UPDATED,
+    C_RATING_AVG,
+    C_RATING_COUNT,
+    C_TIER_ID,
+    C_TIER_NAME,
+    C_TIER_DESCRIPTION,
+    C_TIER_PRICE,
+    C_TIER_LICENCE
 };
 
 static void write_tiers(json_writer *j, const PGresult *res, int exponent, const char *currency)

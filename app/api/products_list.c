@@ -88,8 +88,7 @@ static db_stmt *shape_statement(int filters, enum sort sort)
     if (filters & F_MAX)
         buf_printf(&sql, " AND p.price <= $%d::numeric", ++n);
     if (filters & F_CURSOR) {
-        buf_printf(&sql, " AND %s$%d::%s, $%d)", sorts[sort].after, n + 1, sorts[sort].cast,
-                   n + 2);
+        buf_printf(&sql, " AND %s$%d::%s, $%d)", sorts[sort].after, n + 1, sorts[sort].cast, n + 2);
         n += 2;
     }
     buf_printf(&sql, " ORDER BY %s LIMIT $2", sorts[sort].order);
@@ -133,8 +132,8 @@ static bool parse_price(request *r, const char *text, const char *name)
 
 static bool parse_input(request *r, list_input *in)
 {
-    static const char *const names[] = {"category", "q",     "seller", "min_price",
-                                        "max_price", "sort", "limit",  "cursor", NULL};
+    static const char *const names[] = {"category", "q",     "seller", "min_price", "max_price",
+                                        "sort",     "limit", "cursor", NULL};
     query_params qp;
     if (!request_parse_query(r, names, &qp))
         return false;
@@ -151,8 +150,7 @@ static bool parse_input(request *r, list_input *in)
     if (in->q != NULL) {
         size_t chars = utf8_length(in->q, strlen(in->q));
         if (chars < 1 || chars > 200)
-            return respond_invalid(r, "parameter_invalid", "q",
-                                   "q must be 1 to 200 characters");
+            return respond_invalid(r, "parameter_invalid", "q", "q must be 1 to 200 characters");
     }
     if (in->seller != NULL && !catalogue_handle_valid(in->seller))
         return respond_invalid(r, "parameter_invalid", "seller",

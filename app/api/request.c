@@ -59,8 +59,8 @@ bool respond_invalid(request *r, const char *code, const char *param, const char
 
 bool respond_missing(request *r, const char *what)
 {
-    return respond_error(r, 404, "invalid_request_error", "resource_missing", "id",
-                         "no such %s", what);
+    return respond_error(r, 404, "invalid_request_error", "resource_missing", "id", "no such %s",
+                         what);
 }
 
 bool respond_unavailable(request *r)
@@ -174,8 +174,8 @@ bool request_json_body(request *r, const char *const *fields, json_object **out)
     json_object *obj;
     if (!json_body_parse(data, len, fields, &obj, &err)) {
         if (err.param[0] != '\0')
-            return respond_invalid(r, err.code, arena_strdup(r->arena, err.param),
-                                   "%s: %s", err.message, err.param);
+            return respond_invalid(r, err.code, arena_strdup(r->arena, err.param), "%s: %s",
+                                   err.message, err.param);
         return respond_invalid(r, err.code, NULL, "%s", err.message);
     }
     r->json_body = obj; /* released by request_end */

@@ -36,9 +36,9 @@ typedef struct {
 
 /* The authenticated API key. */
 typedef struct {
-    const char *key_id;     /* api_keys.id as text */
+    const char *key_id; /* api_keys.id as text */
     const char *account_id;
-    const char *mode;       /* "live" or "test" */
+    const char *mode; /* "live" or "test" */
     bool read_write;
 } api_caller;
 

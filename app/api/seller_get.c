@@ -10,6 +10,8 @@
 #include "handlers.h"
 #include "paging.h"
 
+/* The SQL is laid out by hand: clang-format would re-flow it mid-clause. */
+/* clang-format off */
 #define SELLER_SQL(keyset)                                                                      \
     "SELECT s.id, s.name, s.bio, s.website,"                                                    \
     "       to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),"        \
@@ -19,15 +21,25 @@
     "  FROM sellers s"                                                                          \
     "  LEFT JOIN LATERAL (SELECT * FROM products p"                                             \
     "                      WHERE p.seller_id = s.id AND p.mode = $2 AND p.status = 'published'" \
-    keyset "                      ORDER BY p.created_at DESC, p.id DESC LIMIT $3) p ON true"   \
+    keyset                                                                                      \
+    "                      ORDER BY p.created_at DESC, p.id DESC LIMIT $3) p ON true"           \
     " WHERE s.id = $1"                                                                          \
     " ORDER BY p.created_at DESC, p.id DESC"
+/* clang-format on */
 
 DB_STMT(seller_first_page, SELLER_SQL(""), 3);
-DB_STMT(seller_next_page,
-        SELLER_SQL(" AND (p.created_at, p.id) < ($4::timestamptz, $5)"), 5);
+DB_STMT(seller_next_page, SELLER_SQL(" AND (p.created_at, p.id) < ($4::timestamptz, $5)"), 5);
 
-enum { C_ID, C_NAME, C_BIO, C_WEBSITE, C_CREATED, C_COUNT, C_ITEM, C_KEY = C_ITEM + PRODUCT_ITEM_NCOLS };
+enum {
+    C_ID,
+    C_NAME,
+    C_BIO,
+    C_WEBSITE,
+    C_CREATED,
+    C_COUNT,
+    C_ITEM,
+    C_KEY = C_ITEM + PRODUCT_ITEM_NCOLS
+};
 
 void handle_seller_get(request *r)
 {
@@ -56,10 +68,9 @@ void handle_seller_get(request *r)
 
     char limit_plus_one[16];
     snprintf(limit_plus_one, sizeof limit_plus_one, "%d", limit + 1);
-    const char *params[] = {handle, r->caller.mode, limit_plus_one,
-                            cursor_text ? after[0] : NULL, cursor_text ? after[1] : NULL};
-    PGresult *res =
-        request_query(r, cursor_text ? &seller_next_page : &seller_first_page, params);
+    const char *params[] = {handle, r->caller.mode, limit_plus_one, cursor_text ? after[0] : NULL,
+                            cursor_text ? after[1] : NULL};
+    PGresult *res = request_query(r, cursor_text ? &seller_next_page : &seller_first_page, params);
     if (res == NULL)
         goto done;
     if (PQntuples(res) == 0) {

@@ -23,7 +23,8 @@ static const char *parse(const char *text, json_body_error *err)
 START_TEST(accepts_known_fields)
 {
     json_body_error err;
-    ck_assert_str_eq(parse("{\"url\":\"https://a.example\",\"events\":[\"sale.completed\"]}", &err), "ok");
+    ck_assert_str_eq(parse("{\"url\":\"https://a.example\",\"events\":[\"sale.completed\"]}", &err),
+                     "ok");
     ck_assert_str_eq(parse("  {}\n", &err), "ok");
     ck_assert_str_eq(parse("{\"description\":\"a \\\"quoted\\\" \\\\u0000 text\"}", &err), "ok");
 }
