@@ -59,6 +59,9 @@ PGresult *sql_run(PGconn *c, const char *what, const char *sql, int nparams,
 /* sql_run for statements whose result is not needed. */
 void sql_do(PGconn *c, const char *what, const char *sql, int nparams, const char *const *params);
 
+/* Prints every row of r as one line of tab-separated columns on stdout. */
+void print_rows(const PGresult *r);
+
 /* A statement run many times: prepared on first use, then executed by name. */
 typedef struct {
     const char *name;

@@ -195,9 +195,7 @@ static int key_list(int argc, char **argv)
     require_account(c, "key list", account);
     const char *params[] = {account};
     PGresult *r = sql_run(c, "key list", key_list_sql, 1, params);
-    for (int i = 0; i < PQntuples(r); i++)
-        printf("%s\t%s\t%s\t%s\t%s\t%s\n", PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
-               PQgetvalue(r, i, 2), PQgetvalue(r, i, 3), PQgetvalue(r, i, 4), PQgetvalue(r, i, 5));
+    print_rows(r);
     PQclear(r);
     PQfinish(c);
     return 0;

@@ -148,3 +148,12 @@ void copy_end(copy_stream *cs)
         PQclear(r);
     }
 }
+
+void print_rows(const PGresult *r)
+{
+    for (int i = 0; i < PQntuples(r); i++) {
+        for (int col = 0; col < PQnfields(r); col++)
+            printf("%s%s", col > 0 ? "\t" : "", PQgetvalue(r, i, col));
+        putchar('\n');
+    }
+}

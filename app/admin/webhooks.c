@@ -75,9 +75,7 @@ int cmd_deliveries(int argc, char **argv)
                           " WHERE NOT $1::boolean OR d.status = 'failed'"
                           " ORDER BY d.created_at, d.id",
                           1, params);
-    for (int i = 0; i < PQntuples(r); i++)
-        printf("%s\t%s\t%s\t%s\t%s\t%s\n", PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
-               PQgetvalue(r, i, 2), PQgetvalue(r, i, 3), PQgetvalue(r, i, 4), PQgetvalue(r, i, 5));
+    print_rows(r);
     PQclear(r);
     PQfinish(c);
     return 0;
