@@ -2,7 +2,8 @@
 #
 #   make run     the whole stack with a demo sandbox on 127.0.0.1:8080 (Ctrl-C stops it)
 #   make check   every test: unit tests (plain and under ASan/UBSan), fuzz smoke runs,
-#                end-to-end tests through real nginx, spawn-fcgi and PostgreSQL
+#                end-to-end tests through real nginx, spawn-fcgi and PostgreSQL, and the
+#                test suites of the four client libraries (clients/)
 #
 # Both install missing Debian packages first (tools/install-deps).
 
@@ -28,7 +29,8 @@ obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
 PROGRAMS = $(BUILD)/market-api $(BUILD)/market-webhookd $(BUILD)/market-admin
 
-.PHONY: all run check deps unit unit-asan admin-test e2e fuzz bench format tidy clean
+.PHONY: all run check deps unit unit-asan admin-test e2e clients-check fuzz bench format tidy \
+        clean
 all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
@@ -82,6 +84,21 @@ fuzz:
 e2e: all
 	tests/e2e/run
 
+# The client libraries (clients/js, python, php, go), each through its own test.sh: it
+# starts its own stack with tools/stack in a temporary folder, runs the client's unit and
+# integration tests against it and always stops it. One after another, not in parallel:
+# each suite starts a stack of its own and has timing-sensitive tests (a real 429 from a
+# low MARKET_RATE_LIMIT, webhook retries), so four at once on a small machine would only
+# make them flaky. Make stops at the first line that fails, so the first failing client
+# ends the step. Each script also runs `make all` so that it works on its own; here `all`
+# is already built, and an empty MAKEFLAGS keeps that inner make from warning that it
+# cannot reach the jobserver of a `make -j`.
+clients-check: all
+	MAKEFLAGS= clients/js/test.sh
+	MAKEFLAGS= clients/python/test.sh
+	MAKEFLAGS= clients/php/test.sh
+	MAKEFLAGS= clients/go/test.sh
+
 check: deps
 	$(MAKE) all $(BUILD)/unit-tests
 	$(MAKE) unit
@@ -89,6 +106,7 @@ check: deps
 	$(MAKE) fuzz
 	$(MAKE) admin-test
 	$(MAKE) e2e
+	$(MAKE) clients-check
 
 bench: all
 	bench/run

@@ -1,0 +1,3 @@
+module market
+
+go 1.19

@@ -1,0 +1,107 @@
+package market
+
+import (
+	"context"
+	"errors"
+)
+
+// pager walks the pages of a listing lazily: fetch is called for the first page on the
+// first next, and for each further page only when the items of the previous one are
+// used up.
+type pager[T any] struct {
+	ctx     context.Context
+	fetch   func(ctx context.Context, cursor string) (items []T, next string, resp *Response, err error)
+	cursor  string
+	started bool
+	items   []T
+	i       int
+	cur     T
+	err     error
+	last    *Response
+}
+
+func (p *pager[T]) next() bool {
+	for {
+		if p.err != nil {
+			return false
+		}
+		if p.i < len(p.items) {
+			p.cur = p.items[p.i]
+			p.i++
+			return true
+		}
+		if p.started && p.cursor == "" {
+			var zero T
+			p.cur = zero
+			return false
+		}
+		items, next, resp, err := p.fetch(p.ctx, p.cursor)
+		if err != nil {
+			p.err = err
+			var zero T
+			p.cur = zero
+			return false
+		}
+		if p.started && next != "" && next == p.cursor {
+			p.err = errors.New("market: the API answered the same cursor twice; stopping the iteration")
+			return false
+		}
+		p.started = true
+		p.items, p.i, p.cursor, p.last = items, 0, next, resp
+	}
+}
+
+// ProductIter iterates over every product of a listing, page after page, fetching each
+// page only when the previous one is used up. Use it as
+//
+//	it := c.Products.All(ctx, &market.ProductListParams{Category: "fonts"})
+//	for it.Next() {
+//		p := it.Product()
+//		...
+//	}
+//	if err := it.Err(); err != nil { ... }
+type ProductIter struct{ p pager[ProductSummary] }
+
+// Next advances to the next product, fetching the next page if needed. It returns
+// false at the end of the listing or on an error (see Err).
+func (it *ProductIter) Next() bool { return it.p.next() }
+
+// Current returns the product Next advanced to.
+func (it *ProductIter) Current() ProductSummary { return it.p.cur }
+
+// Product is Current.
+func (it *ProductIter) Product() ProductSummary { return it.p.cur }
+
+// Err returns the error that ended the iteration, nil if it ended with the listing.
+func (it *ProductIter) Err() error { return it.p.err }
+
+// LastResponse describes the answer of the last page fetched (its rate-limit figures
+// and request id), nil before the first.
+func (it *ProductIter) LastResponse() *Response { return it.p.last }
+
+// OrderIter iterates over every order of a listing, page after page, fetching each
+// page only when the previous one is used up. Use it as
+//
+//	it := c.Orders.All(ctx, nil)
+//	for it.Next() {
+//		o := it.Order()
+//		...
+//	}
+//	if err := it.Err(); err != nil { ... }
+type OrderIter struct{ p pager[Order] }
+
+// Next advances to the next order, fetching the next page if needed. It returns false
+// at the end of the listing or on an error (see Err).
+func (it *OrderIter) Next() bool { return it.p.next() }
+
+// Current returns the order Next advanced to.
+func (it *OrderIter) Current() Order { return it.p.cur }
+
+// Order is Current.
+func (it *OrderIter) Order() Order { return it.p.cur }
+
+// Err returns the error that ended the iteration, nil if it ended with the listing.
+func (it *OrderIter) Err() error { return it.p.err }
+
+// LastResponse describes the answer of the last page fetched, nil before the first.
+func (it *OrderIter) LastResponse() *Response { return it.p.last }

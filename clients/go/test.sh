@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# clients/go/test.sh: the tests of the Go client, against a real stack.
+#
+#   clients/go/test.sh            # unit tests, then integration tests on a fresh stack
+#   clients/go/test.sh -run Walk  # extra arguments go to `go test`
+#
+# Builds the C programs if needed (make all), makes a throwaway CA and a certificate for
+# 127.0.0.1 signed by it, starts a stack (tools/stack up) in a new temporary directory on
+# a free port with
+#   MARKET_RATE_LIMIT=10                 so that a test can meet a real 429 quickly
+#   MARKET_WEBHOOK_ALLOW_PRIVATE=1       the tests' HTTPS receiver is on 127.0.0.1
+#   MARKET_WEBHOOK_RETRIES=1s,2s,4s      retries within a test's patience
+#   MARKET_WEBHOOK_CA_FILE=<the CA>      market-webhookd trusts the receiver
+# then runs gofmt, go vet and `go test -v ./...` with MARKET_IT=1 (the integration tests
+# import their own data with market-admin). The stack is always stopped and the directory
+# removed (GO_IT_KEEP=1 keeps the directory, logs included). Exits non-zero on failure.
+#
+# Go runs offline: standard library only, GOPROXY=off, caches under clients/go/.cache.
+# Needs: golang-go (Go >= 1.19), openssl, psql (postgresql-client), and what tools/stack
+# needs.
+set -euo pipefail
+
+HERE=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")" && pwd -P)
+REPO=$(cd -- "$HERE/../.." && pwd -P)
+
+say() { printf 'go-client: %s\n' "$*" >&2; }
+die() {
+    say "error: $*"
+    exit 1
+}
+
+command -v go >/dev/null || die "go is not installed (Debian: apt-get install golang-go)"
+command -v openssl >/dev/null || die "openssl is not installed"
+command -v psql >/dev/null || die "psql is not installed (Debian: postgresql-client)"
+
+export GOFLAGS=-mod=mod GOPROXY=off GOSUMDB=off GOTOOLCHAIN=local GOTELEMETRY=off GO111MODULE=on
+export GOCACHE="$HERE/.cache/build" GOPATH="$HERE/.cache/gopath" GOMODCACHE="$HERE/.cache/gopath/pkg/mod"
+
+port_in_use() { ss -ltnH "sport = :$1" 2>/dev/null | grep -q .; }
+free_port() {
+    local p i
+    for ((i = 0; i < 100; i++)); do
+        p=$(shuf -i 18400-18499 -n 1)
+        port_in_use "$p" || { printf '%s\n' "$p"; return 0; }
+    done
+    for ((i = 0; i < 200; i++)); do
+        p=$(shuf -i 20000-60999 -n 1)
+        port_in_use "$p" || { printf '%s\n' "$p"; return 0; }
+    done
+    return 1
+}
+
+STACK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/market-go-client.XXXXXX")
+status=1
+stack_started=0
+show_logs() {
+    local f
+    for f in api.log webhookd.log nginx-error.log postgresql.log; do
+        if [ -s "$STACK_DIR/log/$f" ]; then
+            say "last lines of $STACK_DIR/log/$f:"
+            tail -n 30 -- "$STACK_DIR/log/$f" | sed 's/^/    | /' >&2
+        fi
+    done
+}
+cleanup() {
+    trap - EXIT INT TERM
+    [ "$status" = 0 ] || show_logs
+    if [ "$stack_started" = 1 ] || [ -d "$STACK_DIR/run" ]; then
+        "$REPO/tools/stack" down --dir "$STACK_DIR" >"$STACK_DIR/down.log" 2>&1 || cat "$STACK_DIR/down.log" >&2
+    fi
+    if [ "${GO_IT_KEEP:-0}" = 1 ]; then
+        say "kept $STACK_DIR"
+    else
+        rm -rf -- "$STACK_DIR"
+    fi
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'status=130; exit 130' INT
+trap 'status=143; exit 143' TERM
+
+# Format and vet first: no stack needed for those.
+cd "$HERE"
+unformatted=$(gofmt -l -- *.go)
+[ -z "$unformatted" ] || die "not gofmt-formatted: $unformatted"
+go vet ./...
+
+make -C "$REPO" all >&2 || die "make all failed"
+
+# A throwaway CA and a certificate for 127.0.0.1 and localhost signed by it.
+tls=$STACK_DIR/tls
+mkdir -p -- "$tls"
+{
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+        -subj '/CN=market go client test CA' -keyout "$tls/ca.key" -out "$tls/ca.pem" \
+        -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign &&
+        openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+            -subj '/CN=localhost' -keyout "$tls/server.key" -out "$tls/server.csr" &&
+        printf '%s\n' 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1' 'basicConstraints=CA:FALSE' \
+            'keyUsage=critical,digitalSignature' 'extendedKeyUsage=serverAuth' >"$tls/server.ext" &&
+        openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" \
+            -CAcreateserial -days 2 -extfile "$tls/server.ext" -out "$tls/server.pem"
+} >"$tls/openssl.log" 2>&1 || {
+    cat "$tls/openssl.log" >&2
+    die "could not make the test certificates"
+}
+chmod 644 -- "$tls"/*.key
+
+export MARKET_RATE_LIMIT=10
+export MARKET_WEBHOOK_ALLOW_PRIVATE=1
+export MARKET_WEBHOOK_RETRIES=1s,2s,4s
+export MARKET_WEBHOOK_CA_FILE=$tls/ca.pem
+export MARKET_IT_TLS_CERT=$tls/server.pem MARKET_IT_TLS_KEY=$tls/server.key
+
+PORT=$(free_port) || die "no free port"
+t0=$SECONDS
+stack_started=1
+exports=$("$REPO/tools/stack" up --dir "$STACK_DIR" --port "$PORT" --workers 2)
+eval "$exports"
+say "stack up on $BASE_URL in $((SECONDS - t0)) s (dir $STACK_DIR)"
+
+export MARKET_IT=1
+set +e
+go test -count=1 -timeout 10m -v "$@" ./...
+status=$?
+set -e
+exit "$status"

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2317  # cleanup and show_logs run from traps
+# clients/js/test.sh: every test of the JavaScript client.
+#
+#   1. builds the C programs (make all), unless MARKET_JS_SKIP_BUILD=1;
+#   2. installs the dev dependencies (TypeScript) from package-lock.json with `npm ci`,
+#      skipped when node_modules already matches the lock file, and type-checks the
+#      declarations (tsc --noEmit over test/types/usage.ts);
+#   3. makes a throwaway CA and a certificate for 127.0.0.1 signed by it;
+#   4. starts two stacks with tools/stack in a new temporary directory, on free ports:
+#        main: MARKET_WEBHOOK_ALLOW_PRIVATE=1, MARKET_WEBHOOK_RETRIES=1s,2s,4s,
+#              MARKET_WEBHOOK_CA_FILE=<the CA>
+#        rl:   MARKET_RATE_LIMIT=3, one worker (the 429 tests)
+#   5. runs the unit tests (test/unit) and the integration tests (test/integration) in one
+#      `node --test` run, which prints the summary;
+#   6. always stops both stacks and removes the directory (MARKET_JS_KEEP=1 keeps it).
+#
+# Exits with the tests' status. Arguments replace the list of test files, e.g.
+#   clients/js/test.sh test/integration/webhook.test.mjs
+set -euo pipefail
+
+HERE=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")" && pwd -P)
+REPO=$(cd -- "$HERE/../.." && pwd -P)
+cd "$HERE"
+
+say() { printf 'clients/js: %s\n' "$*" >&2; }
+
+port_in_use() { ss -ltnH "sport = :$1" 2>/dev/null | grep -q .; }
+# A free port: 18100-18199 first, else anywhere in 20000-60999.
+free_port() {
+    local p i
+    for ((i = 0; i < 40; i++)); do
+        p=$(shuf -i 18100-18199 -n 1)
+        if ! port_in_use "$p"; then
+            printf '%s\n' "$p"
+            return 0
+        fi
+    done
+    for ((i = 0; i < 200; i++)); do
+        p=$(shuf -i 20000-60999 -n 1)
+        if ! port_in_use "$p"; then
+            printf '%s\n' "$p"
+            return 0
+        fi
+    done
+    return 1
+}
+
+DIR=$(mktemp -d "${TMPDIR:-/tmp}/market-js.XXXXXX")
+status=1
+show_logs() {
+    local s f
+    for s in main rl; do
+        for f in api.log webhookd.log nginx-error.log postgresql.log migrate.log; do
+            if [ -s "$DIR/$s/log/$f" ]; then
+                say "last lines of $DIR/$s/log/$f:"
+                tail -n 30 -- "$DIR/$s/log/$f" | sed 's/^/    | /' >&2
+            fi
+        done
+    done
+}
+cleanup() {
+    trap - EXIT INT TERM
+    [ "$status" = 0 ] || show_logs
+    "$REPO/tools/stack" down --dir "$DIR/rl" || true
+    "$REPO/tools/stack" down --dir "$DIR/main" || true
+    if [ "${MARKET_JS_KEEP:-0}" = 1 ]; then
+        say "kept $DIR"
+    else
+        rm -rf -- "$DIR"
+    fi
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'status=130; exit 130' INT
+trap 'status=143; exit 143' TERM
+
+# The stacks get exactly the MARKET_* settings below, whatever the caller's shell holds
+# (a MARKET_DOWNLOAD_BASE_URL or MARKET_RATE_LIMIT of another stack would leak into them).
+while IFS= read -r name; do unset "$name"; done < <(compgen -v MARKET_ || true)
+
+# 1. The programs.
+if [ "${MARKET_JS_SKIP_BUILD:-0}" != 1 ]; then
+    make -s -C "$REPO" all >&2
+fi
+
+# 2. TypeScript, then the type check of the declarations.
+if [ -f node_modules/.package-lock.json ] && [ node_modules/.package-lock.json -nt package-lock.json ]; then
+    say "dev dependencies up to date"
+else
+    npm ci --prefer-offline --no-audit --no-fund --loglevel=error >&2
+fi
+say "type-checking index.d.ts with $(node_modules/.bin/tsc --version)"
+node_modules/.bin/tsc -p test/types/tsconfig.json
+
+# 3. A throwaway CA and a certificate for 127.0.0.1 (the HTTPS webhook receiver).
+tls=$DIR/tls
+mkdir -p -- "$tls"
+{
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+        -subj '/CN=market js client test CA' -keyout "$tls/ca.key" -out "$tls/ca.pem" \
+        -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign &&
+        openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+            -subj '/CN=localhost' -keyout "$tls/server.key" -out "$tls/server.csr" &&
+        printf '%s\n' 'subjectAltName=DNS:localhost,IP:127.0.0.1' 'basicConstraints=CA:FALSE' \
+            'keyUsage=critical,digitalSignature' 'extendedKeyUsage=serverAuth' >"$tls/server.ext" &&
+        openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" \
+            -CAcreateserial -days 2 -extfile "$tls/server.ext" -out "$tls/server.pem"
+} >"$tls/openssl.log" 2>&1 || {
+    cat "$tls/openssl.log" >&2
+    say "could not make the test certificates"
+    exit 1
+}
+chmod 644 -- "$tls"/*.key # the test process reads them; the directory goes away at the end
+export TLS_CA=$tls/ca.pem TLS_CERT=$tls/server.pem TLS_KEY=$tls/server.key
+
+# 4. The stacks. Their variables must not leak into each other: each `up` runs with a
+# clean MARKET_* set of its own.
+PORT=$(free_port) || {
+    say "no free port"
+    exit 1
+}
+t0=$SECONDS
+main_exports=$(env MARKET_WEBHOOK_ALLOW_PRIVATE=1 MARKET_WEBHOOK_RETRIES=1s,2s,4s \
+    MARKET_WEBHOOK_CA_FILE="$TLS_CA" \
+    "$REPO/tools/stack" up --dir "$DIR/main" --port "$PORT" --workers 2)
+RL_PORT=$(free_port) || {
+    say "no free port"
+    exit 1
+}
+rl_exports=$(env MARKET_RATE_LIMIT=3 "$REPO/tools/stack" up --dir "$DIR/rl" --port "$RL_PORT" --workers 1)
+say "stacks up in $((SECONDS - t0)) s (main on $PORT, rate limit 3 on $RL_PORT; dir $DIR)"
+eval "$(printf '%s\n' "$rl_exports" | sed -n 's/^export /export RL_/p')"
+eval "$main_exports"
+
+# 5. The tests.
+if [ $# -gt 0 ]; then
+    files=("$@")
+else
+    files=(test/unit/*.test.mjs test/integration/*.test.mjs)
+fi
+node_args=(--test)
+# Files run side by side so that the rate-limit file's wait for the next minute overlaps
+# the others (node 20.10+; older versions run them one after another).
+if node --help 2>/dev/null | grep -q -- '--test-concurrency'; then
+    node_args+=(--test-concurrency=4)
+fi
+say "running ${#files[@]} test file(s) with node $(node --version)"
+set +e
+timeout --foreground -k 10 600 node "${node_args[@]}" "${files[@]}"
+status=$?
+set -e
+if [ "$status" = 124 ]; then say "the tests did not finish within 10 minutes"; fi
+exit "$status"

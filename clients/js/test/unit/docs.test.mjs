@@ -1,0 +1,60 @@
+// The examples of README.md and SNIPPETS.md: every JavaScript block parses, every
+// market.<resource>.<method>( they call exists, and SNIPPETS.md has the sections docs/api.md
+// takes them from.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+import { Market } from 'market';
+
+const read = (name) => readFileSync(new URL(`../../${name}`, import.meta.url), 'utf8');
+const blocks = (md) => [...md.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+
+function parses(code, t) {
+  const dir = mkdtempSync(join(tmpdir(), 'market-js-doc-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'snippet.mjs');
+  writeFileSync(file, code);
+  const r = spawnSync(process.execPath, ['--check', file], { encoding: 'utf8' });
+  assert.equal(r.status, 0, `does not parse:\n${code}\n${r.stderr}`);
+}
+
+function callsExist(code) {
+  const market = new Market({ apiKey: 'sk_test_x', baseUrl: 'http://127.0.0.1:1' });
+  for (const [, resource, method] of code.matchAll(/\bmarket\.(\w+)\.(\w+)\(/g)) {
+    assert.equal(typeof market[resource]?.[method], 'function', `market.${resource}.${method} does not exist`);
+  }
+}
+
+test('README.md: every block parses and calls what exists', (t) => {
+  const all = blocks(read('README.md'));
+  assert.ok(all.length >= 10);
+  for (const code of all) {
+    parses(code, t);
+    callsExist(code);
+  }
+  const text = all.join('\n');
+  for (const call of ['products.list', 'products.all', 'products.get', 'sellers.get', 'orders.list', 'orders.all', 'downloads.createLink', 'webhooks.create', 'verifyWebhook(']) {
+    assert.ok(text.includes(call), `README shows ${call}`);
+  }
+});
+
+test('SNIPPETS.md: the seven sections, each one block that parses after the preamble', (t) => {
+  const md = read('SNIPPETS.md');
+  const headings = [...md.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+  assert.deepEqual(headings, ['products.list', 'products.get', 'sellers.get', 'orders.list', 'downloads.createLink', 'webhooks.create', 'verify']);
+  const [preamble] = blocks(md.slice(0, md.indexOf('\n## ')));
+  assert.ok(preamble.includes('new Market('));
+  for (const section of md.split(/^## /m).slice(1)) {
+    const [name] = section.split('\n');
+    const codes = blocks(section);
+    assert.equal(codes.length, 1, `one block under ${name}`);
+    parses(`${preamble}\n${codes[0]}`, t);
+    callsExist(codes[0]);
+    if (name !== 'verify') assert.ok(codes[0].includes(`market.${name}(`), `${name} shows market.${name}(`);
+    else assert.ok(codes[0].includes('verifyWebhook('));
+  }
+});

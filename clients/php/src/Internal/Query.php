@@ -1,0 +1,83 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Market\Internal;
+
+use InvalidArgumentException;
+
+/**
+ * Encoding of query strings and path segments.
+ *
+ * @internal
+ */
+final class Query
+{
+    /**
+     * Builds "a=1&b=x%20y" from parameters in the order given. Null values are left
+     * out. Values are strings, ints or floats (a float is written in plain decimal
+     * notation with at most 15 significant digits, so 19.99 is sent as "19.99"; pass
+     * money as a string to control the digits exactly). Everything is percent-encoded as
+     * RFC 3986 says (a space is %20, "+" is %2B), since the API reads "+" as a space.
+     *
+     * @param array<string, mixed> $params
+     */
+    public static function build(array $params): string
+    {
+        $pairs = [];
+        foreach ($params as $name => $value) {
+            if ($value === null) {
+                continue;
+            }
+            $pairs[] = rawurlencode((string) $name) . '=' . rawurlencode(self::scalar((string) $name, $value));
+        }
+        return implode('&', $pairs);
+    }
+
+    /** A value as the text sent on the wire. */
+    public static function scalar(string $name, mixed $value): string
+    {
+        if (is_string($value)) {
+            return $value;
+        }
+        if (is_int($value)) {
+            return (string) $value;
+        }
+        if (is_float($value)) {
+            return self::decimal($name, $value);
+        }
+        if ($value instanceof \Stringable) {
+            return (string) $value;
+        }
+        throw new InvalidArgumentException(sprintf(
+            'parameter "%s" must be a string or a number, %s given', $name, get_debug_type($value)));
+    }
+
+    /** A float in plain decimal notation, 15 significant digits at most. */
+    public static function decimal(string $name, float $value): string
+    {
+        if (!is_finite($value)) {
+            throw new InvalidArgumentException(sprintf('parameter "%s" must be a finite number', $name));
+        }
+        $text = sprintf('%.15G', $value);
+        if (stripos($text, 'E') !== false) {
+            // Plain notation, at most 15 significant digits.
+            $exponent = (int) floor(log10(abs($value)));
+            $decimals = max(0, 14 - $exponent);
+            $text = sprintf('%.' . $decimals . 'F', $value);
+            if (str_contains($text, '.')) {
+                $text = rtrim(rtrim($text, '0'), '.');
+            }
+        }
+        return $text === '-0' ? '0' : $text;
+    }
+
+    /** One path segment (an id), percent-encoded; an empty id is refused. */
+    public static function segment(string $name, mixed $id): string
+    {
+        if (!is_string($id) || $id === '') {
+            throw new InvalidArgumentException(sprintf('%s must be a non-empty string', $name));
+        }
+        return rawurlencode($id);
+    }
+}

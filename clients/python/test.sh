@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2317  # cleanup and show_logs run from traps
+# clients/python/test.sh: the Python client's tests, unit and integration, against a real
+# stack (nginx -> market-api -> PostgreSQL, market-webhookd).
+#
+#   clients/python/test.sh [unittest arguments]
+#
+# Builds the programs if needed (make all), makes a throwaway CA and a certificate for
+# 127.0.0.1 signed by it, starts a stack (tools/stack up) in a new temporary folder on a
+# free port with
+#   MARKET_WEBHOOK_ALLOW_PRIVATE=1  MARKET_WEBHOOK_RETRIES=1s,2s,4s
+#   MARKET_WEBHOOK_CA_FILE=<the throwaway CA>
+# runs `python3 -m unittest discover -v` in clients/python (or the given arguments, e.g.
+# `tests.test_integration_webhooks`), always stops the stack and removes the folder, and
+# exits with the tests' status. The last line is a summary:
+#   python-client: N passed, 0 failed, 0 skipped
+#
+# Environment: PYTHON (default /usr/bin/python3, Debian's), PY_CLIENT_KEEP=1 keeps the
+# stack's folder (logs, database) after the run.
+set -euo pipefail
+
+HERE=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")" && pwd -P)
+REPO=$(cd -- "$HERE/../.." && pwd -P)
+PY=${PYTHON:-/usr/bin/python3}
+
+say() { printf 'python-client: %s\n' "$*" >&2; }
+
+port_in_use() { ss -ltnH "sport = :$1" 2>/dev/null | grep -q .; }
+free_port() {
+    local p i
+    for ((i = 0; i < 200; i++)); do
+        p=$(shuf -i 18200-18299 -n 1)
+        if ! port_in_use "$p"; then
+            printf '%s\n' "$p"
+            return 0
+        fi
+    done
+    "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+show_logs() {
+    local f
+    for f in api.log webhookd.log nginx-error.log postgresql.log migrate.log; do
+        if [ -s "$STACK_DIR/log/$f" ]; then
+            say "last lines of $STACK_DIR/log/$f:"
+            tail -n 30 -- "$STACK_DIR/log/$f" | sed 's/^/    | /' >&2
+        fi
+    done
+}
+
+command -v "$PY" >/dev/null || {
+    say "no $PY (Debian package python3)"
+    exit 1
+}
+
+make -s -C "$REPO" all >&2
+
+STACK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/market-pyclient.XXXXXX")
+status=1
+summary=''
+cleanup() {
+    trap - EXIT INT TERM
+    [ "$status" = 0 ] || show_logs
+    "$REPO/tools/stack" down --dir "$STACK_DIR" || true
+    if [ "${PY_CLIENT_KEEP:-0}" = 1 ]; then
+        say "kept $STACK_DIR"
+    else
+        rm -rf -- "$STACK_DIR"
+    fi
+    [ -z "$summary" ] || printf '%s\n' "$summary"
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'status=130; exit 130' INT
+trap 'status=143; exit 143' TERM
+
+# A throwaway CA, and a certificate for 127.0.0.1 and localhost signed by it: the tests'
+# HTTPS webhook receiver uses the certificate, market-webhookd trusts the CA.
+tls=$STACK_DIR/tls
+mkdir -p -- "$tls"
+{
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+        -subj '/CN=market python client test CA' -keyout "$tls/ca.key" -out "$tls/ca.pem" \
+        -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign &&
+        openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+            -subj '/CN=localhost' -keyout "$tls/server.key" -out "$tls/server.csr" &&
+        printf '%s\n' 'subjectAltName=DNS:localhost,IP:127.0.0.1' 'basicConstraints=CA:FALSE' \
+            'keyUsage=critical,digitalSignature' 'extendedKeyUsage=serverAuth' >"$tls/server.ext" &&
+        openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" \
+            -CAcreateserial -days 2 -extfile "$tls/server.ext" -out "$tls/server.pem"
+} >"$tls/openssl.log" 2>&1 || {
+    cat "$tls/openssl.log" >&2
+    say "could not make the test certificates"
+    exit 1
+}
+chmod 644 -- "$tls"/*.key "$tls"/*.pem
+export MARKET_TEST_TLS_CA=$tls/ca.pem MARKET_TEST_TLS_CERT=$tls/server.pem MARKET_TEST_TLS_KEY=$tls/server.key
+export MARKET_WEBHOOK_CA_FILE=$MARKET_TEST_TLS_CA
+export MARKET_WEBHOOK_ALLOW_PRIVATE=1
+export MARKET_WEBHOOK_RETRIES=1s,2s,4s
+# The tests expect the default limit (600); the rate-limit test lowers it itself.
+unset MARKET_RATE_LIMIT
+
+PORT=$(free_port)
+t0=$SECONDS
+exports=$("$REPO/tools/stack" up --dir "$STACK_DIR" --port "$PORT")
+eval "$exports"
+say "stack up on $BASE_URL in $((SECONDS - t0)) s (dir $STACK_DIR)"
+export MARKET_TEST_REQUIRE_STACK=1
+
+if [ $# -gt 0 ]; then
+    args=(-v "$@")
+else
+    args=(discover -v -s tests -t .)
+fi
+log=$STACK_DIR/unittest.log
+say "running $PY -m unittest ${args[*]} ($("$PY" --version 2>&1))"
+set +e
+(cd "$HERE" && PYTHONDONTWRITEBYTECODE=1 timeout --foreground -k 10 900 "$PY" -m unittest "${args[@]}") 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+
+ran=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$log" | tail -n 1)
+count() { sed -n "s/.*[(,] *$1=\([0-9]*\).*/\1/p" "$log" | tail -n 1; }
+failures=$(count failures)
+errors=$(count errors)
+skipped=$(count skipped)
+ran=${ran:-0} failures=${failures:-0} errors=${errors:-0} skipped=${skipped:-0}
+failed=$((failures + errors))
+passed=$((ran - failed - skipped))
+if [ "$status" = 0 ] && [ "$ran" -gt 0 ]; then
+    summary=$(printf 'python-client: %d passed, %d failed, %d skipped' "$passed" "$failed" "$skipped")
+else
+    [ "$status" != 0 ] || status=1
+    summary=$(printf 'python-client: %d passed, %d failed, %d skipped (exit status %d)' "$passed" "$failed" "$skipped" "$status")
+fi
+exit "$status"
