@@ -9,7 +9,8 @@ typedef struct {
     uint64_t pos; /* where the entry starts, counted in bytes ever written to the ring */
     uint32_t key_len;
     uint32_t value_len;
-    long long stamp_ms;
+    long long stamp_ms; /* when the entry was put */
+    long long life_ms;  /* how long it may be returned: the TTL less a random part */
     bool used;
 } slot;
 
@@ -20,6 +21,7 @@ struct ring_cache {
     slot *slots;
     size_t nslots;
     long long ttl_ms;
+    uint64_t rng; /* xorshift state for the lives' random part */
 };
 
 /* FNV-1a: keys are short and a collision only costs a miss. */
@@ -47,6 +49,7 @@ ring_cache *ring_cache_new(size_t ring_bytes, size_t slots, long long ttl_ms)
     c->ring_bytes = ring_bytes;
     c->nslots = slots;
     c->ttl_ms = ttl_ms;
+    c->rng = 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uintptr_t)c;
     return c;
 }
 
@@ -68,7 +71,7 @@ bool ring_cache_get(ring_cache *c, const char *key, size_t key_len, long long no
     slot *s = &c->slots[h % c->nslots];
     if (!s->used || s->hash != h || s->key_len != key_len)
         return false;
-    if (now_ms - s->stamp_ms >= c->ttl_ms || now_ms < s->stamp_ms)
+    if (now_ms - s->stamp_ms >= s->life_ms || now_ms < s->stamp_ms)
         return false;
     /* Overwritten since: part of the entry left the live window. */
     if (c->head - s->pos > c->ring_bytes)
@@ -102,6 +105,13 @@ void ring_cache_put(ring_cache *c, const char *key, size_t key_len, const char *
     s->key_len = (uint32_t)key_len;
     s->value_len = (uint32_t)value_len;
     s->stamp_ms = now_ms;
+    /* Entries put together (a warm-up, a burst) would all expire together and be read
+     * again together, every TTL, as a burst of misses: a life between half the TTL and
+     * the TTL spreads them out. */
+    c->rng ^= c->rng << 13;
+    c->rng ^= c->rng >> 7;
+    c->rng ^= c->rng << 17;
+    s->life_ms = c->ttl_ms - (long long)(c->rng % (uint64_t)(c->ttl_ms / 2 + 1));
     s->used = true;
     c->head += need;
 }

@@ -15,11 +15,13 @@
 typedef struct ring_cache ring_cache;
 
 /* ring_bytes: memory for keys and values; slots: entries indexed at most; ttl_ms: the
- * age after which an entry is no longer returned (0 turns the cache off). */
+ * age after which an entry is no longer returned (0 turns the cache off). Each entry
+ * lives between half the TTL and the TTL, at random, so that entries put together do not
+ * all expire together. */
 ring_cache *ring_cache_new(size_t ring_bytes, size_t slots, long long ttl_ms);
 void ring_cache_free(ring_cache *c);
 
-/* The value stored under key if it is younger than the TTL at now_ms. The pointer stays
+/* The value stored under key if it is still alive at now_ms. The pointer stays
  * valid until the next ring_cache_put or ring_cache_clear. */
 bool ring_cache_get(ring_cache *c, const char *key, size_t key_len, long long now_ms,
                     const char **value, size_t *value_len);

@@ -41,12 +41,39 @@ START_TEST(entries_expire_after_the_ttl)
     ring_cache *c = ring_cache_new(4096, 16, 1000);
     char out[64];
     put(c, "a", "alpha", 5000);
-    ck_assert(get(c, "a", 5999, out, sizeof out));
+    ck_assert(get(c, "a", 5499, out, sizeof out)); /* every life is at least half the TTL */
     ck_assert(!get(c, "a", 6000, out, sizeof out));
     ck_assert(!get(c, "a", 4999, out, sizeof out)); /* a clock that went back: no use */
     put(c, "a", "again", 6000);
-    ck_assert(get(c, "a", 6500, out, sizeof out));
+    ck_assert(get(c, "a", 6400, out, sizeof out));
     ck_assert_str_eq(out, "again");
+    ring_cache_free(c);
+}
+END_TEST
+
+/* Entries put at the same moment do not all expire at the same moment. */
+START_TEST(lives_are_spread_between_half_the_ttl_and_the_ttl)
+{
+    ring_cache *c = ring_cache_new(64 * 1024, 4096, 1000);
+    char key[16], out[64];
+    for (int i = 0; i < 200; i++) {
+        snprintf(key, sizeof key, "k%d", i);
+        put(c, key, "v", 0);
+    }
+    /* Keys that share a slot replace each other: count against those kept. */
+    int kept = 0, alive_early = 0, alive_late = 0, alive_after = 0;
+    for (int i = 0; i < 200; i++) {
+        snprintf(key, sizeof key, "k%d", i);
+        kept += get(c, key, 0, out, sizeof out);
+        alive_early += get(c, key, 499, out, sizeof out);
+        alive_late += get(c, key, 800, out, sizeof out);
+        alive_after += get(c, key, 1000, out, sizeof out);
+    }
+    ck_assert_int_gt(kept, 150);
+    ck_assert_int_eq(alive_early, kept);
+    ck_assert_int_gt(alive_late, kept / 10);
+    ck_assert_int_lt(alive_late, kept - kept / 10);
+    ck_assert_int_eq(alive_after, 0);
     ring_cache_free(c);
 }
 END_TEST
@@ -162,6 +189,7 @@ Suite *ring_cache_suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, returns_what_was_put);
     tcase_add_test(tc, entries_expire_after_the_ttl);
+    tcase_add_test(tc, lives_are_spread_between_half_the_ttl_and_the_ttl);
     tcase_add_test(tc, a_newer_put_replaces_the_value);
     tcase_add_test(tc, colliding_keys_never_answer_for_each_other);
     tcase_add_test(tc, old_entries_are_overwritten_when_the_ring_wraps);
