@@ -31,6 +31,8 @@ typedef struct {
     int webhook_retry_count;
     const char *webhook_ca_file; /* NULL: none */
     bool webhook_allow_private;
+    long page_cache_ms; /* how long a worker may answer a catalogue page again; 0: never */
+    long search_window; /* rows a relevance search reads in id order before the GIN index */
 } market_config;
 
 /* Fills cfg from the environment. On failure writes one line (no newline) to err. */

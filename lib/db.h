@@ -39,6 +39,23 @@ bool db_ready(db *d);
  * whose status may still be an error (constraint violation and the like). */
 PGresult *db_exec(db *d, db_stmt *stmt, const char *const *params);
 
+/* Runs n prepared statements in one round trip (libpq pipeline mode), each in its own
+ * implicit transaction (a Sync follows each), so a row lock taken by one is released
+ * before the next runs. out[i] receives each result (the caller PQclears them), or NULL
+ * for a statement that did not run because an earlier one failed. Returns false when the
+ * connection failed (the caller answers 503; no result is left to clear). */
+bool db_exec_pipeline(db *d, int n, db_stmt *const *stmts, const char *const *const *params,
+                      PGresult **out);
+
+/* LISTENs on channel on every connection this db opens (now and after reconnects). */
+void db_listen(db *d, const char *channel);
+
+/* True when a notification arrived on a listened channel, or the connection was renewed
+ * (notifications may have been missed in between), since the last call. It reads nothing
+ * itself: a notification committed before a statement was sent arrives ahead of that
+ * statement's answer, so asking after a statement tells whether it may be stale. */
+bool db_notified(db *d);
+
 /* Runs a parameterless command (BEGIN, COMMIT, ROLLBACK); true on success. */
 bool db_command(db *d, const char *sql);
 

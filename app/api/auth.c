@@ -32,6 +32,9 @@ DB_STMT(auth_and_count,
         "  FROM k, w",
         2);
 
+/* The columns of auth_and_count. */
+enum { C_KEY_ID, C_ACCOUNT, C_MODE, C_ACCESS, C_USABLE, C_REVOKED, C_COUNT, C_RESET };
+
 DB_STMT(prune_windows,
         "DELETE FROM rate_counters WHERE window_start < floor(extract(epoch FROM now()) / 60) - 1",
         0);
@@ -67,7 +70,7 @@ static void set_rate_headers(request *r)
     response_header(r, "X-RateLimit-Reset", text);
 }
 
-bool auth_check(request *r)
+bool auth_begin(request *r, auth_query *q)
 {
     const char *h = r->authorization;
     if (h == NULL || *h == '\0')
@@ -84,40 +87,45 @@ bool auth_check(request *r)
 
     uint8_t hash[SHA256_LEN];
     crypto_sha256(key, strlen(key), hash);
-    char hexbuf[2 * SHA256_LEN + 1];
-    hex_write(hexbuf, hash, sizeof hash);
+    hex_write(q->hash_hex, hash, sizeof hash);
+    snprintf(q->limit, sizeof q->limit, "%ld", r->w->cfg.rate_limit);
+    q->params[0] = q->hash_hex;
+    q->params[1] = q->limit;
+    /* The prefix names the mode; auth_finish checks that the key's row agrees. */
+    r->caller.mode = key[3] == 'l' ? "live" : "test";
+    return true;
+}
 
-    char limit[24];
-    snprintf(limit, sizeof limit, "%ld", r->w->cfg.rate_limit);
-    const char *params[] = {hexbuf, limit};
-    PGresult *res = request_query(r, &auth_and_count, params);
-    if (res == NULL)
-        return false;
+db_stmt *auth_statement(void)
+{
+    return &auth_and_count;
+}
+
+bool auth_finish(request *r, PGresult *res)
+{
     if (PQntuples(res) == 0)
         return unauthorized(r, "invalid_api_key", "the API key is not valid", true);
-    if (col(res, 0, 4)[0] != 't') {
-        if (col(res, 0, 5)[0] == 't')
+    if (col(res, 0, C_USABLE)[0] != 't') {
+        if (col(res, 0, C_REVOKED)[0] == 't')
             return unauthorized(r, "invalid_api_key", "the API key was revoked", true);
         return unauthorized(r, "api_key_expired",
                             "the API key expired after its rotation; use the new key", true);
     }
 
     /* Key and mode must agree; a mismatch would be a corrupt row, not a client error. */
-    const char *mode = col(res, 0, 2);
-    if (strncmp(key + 3, mode, 4) != 0)
+    if (strcmp(r->caller.mode, col(res, 0, C_MODE)) != 0)
         return unauthorized(r, "invalid_api_key", "the API key is not valid", true);
 
-    r->caller.key_id = col(res, 0, 0);
-    r->caller.account_id = col(res, 0, 1);
-    r->caller.mode = mode;
-    r->caller.read_write = strcmp(col(res, 0, 3), "read-write") == 0;
+    r->caller.key_id = col(res, 0, C_KEY_ID);
+    r->caller.account_id = col(res, 0, C_ACCOUNT);
+    r->caller.read_write = strcmp(col(res, 0, C_ACCESS), "read-write") == 0;
     r->rate_known = true;
     r->rate_limit = r->w->cfg.rate_limit;
-    r->rate_reset = col_int(res, 0, 7);
+    r->rate_reset = col_int(res, 0, C_RESET);
     if (r->rate_reset < 1)
         r->rate_reset = 1;
 
-    if (col_null(res, 0, 6)) {
+    if (col_null(res, 0, C_COUNT)) {
         r->rate_remaining = 0;
         set_rate_headers(r);
         char retry[24];
@@ -127,10 +135,19 @@ bool auth_check(request *r)
                              "over %ld requests in this minute; retry in %ld s", r->rate_limit,
                              r->rate_reset);
     }
-    long count = (long)col_int(res, 0, 6);
+    long count = (long)col_int(res, 0, C_COUNT);
     r->rate_remaining = count >= r->rate_limit ? 0 : r->rate_limit - count;
     set_rate_headers(r);
     return true;
+}
+
+bool auth_check(request *r)
+{
+    auth_query q;
+    if (!auth_begin(r, &q))
+        return false;
+    PGresult *res = request_query(r, &auth_and_count, q.params);
+    return res != NULL && auth_finish(r, res);
 }
 
 bool auth_has_scope(const request *r, const char *scope)

@@ -6,9 +6,27 @@
 
 #include "request.h"
 
-void handle_products_list(request *r);   /* products_list.c */
-void handle_product_get(request *r);     /* product_get.c */
-void handle_seller_get(request *r);      /* seller_get.c */
+/* The catalogue routes read one statement each and nothing else, so that statement can
+ * travel to PostgreSQL with the key check in one round trip, and a repeat can be answered
+ * from the worker's page cache (main.c). Their work is split in two: plan checks the
+ * input and names the statement and its parameters, or answers 400/404 itself and
+ * returns false (main.c still checks the key first, so 401 and 429 win); render writes
+ * the answer from the statement's result. Both run with r->caller.mode known. */
+#define READ_MAX_PARAMS 12
+
+typedef struct {
+    db_stmt *stmt;
+    const char *params[READ_MAX_PARAMS];
+    void *input; /* the route's parsed input, from the request's arena */
+} catalogue_read;
+
+bool products_list_plan(request *r, catalogue_read *read); /* products_list.c */
+void products_list_render(request *r, const catalogue_read *read, PGresult *res);
+bool product_get_plan(request *r, catalogue_read *read); /* product_get.c */
+void product_get_render(request *r, const catalogue_read *read, PGresult *res);
+bool seller_get_plan(request *r, catalogue_read *read); /* seller_get.c */
+void seller_get_render(request *r, const catalogue_read *read, PGresult *res);
+
 void handle_orders_list(request *r);     /* orders_list.c */
 void handle_download_link(request *r);   /* download_link.c */
 void handle_webhooks_create(request *r); /* webhooks_create.c */

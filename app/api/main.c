@@ -7,6 +7,7 @@
 #include <fcgiapp.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -16,10 +17,30 @@
 #include "idempotency.h"
 #include "log.h"
 #include "request.h"
+#include "ring_cache.h"
 #include "text.h"
 
 #define ARENA_BLOCK (64 * 1024)
 #define PRUNE_EVERY_SECONDS 60
+
+/* The page cache: 4 MiB and 4096 entries per worker, allocated at start. */
+#define PAGE_CACHE_BYTES (4 * 1024 * 1024)
+#define PAGE_CACHE_SLOTS 4096
+/* market-admin's catalogue writes notify this channel (sql/migrations/006_search.sql). */
+#define CATALOGUE_CHANNEL "market_catalogue"
+
+/* The catalogue routes: one statement each, planned before the key check (handlers.h). */
+typedef struct {
+    route_id route;
+    bool (*plan)(request *r, catalogue_read *read);
+    void (*render)(request *r, const catalogue_read *read, PGresult *res);
+} catalogue_route;
+
+static const catalogue_route catalogue_routes[] = {
+    {ROUTE_PRODUCTS_LIST, products_list_plan, products_list_render},
+    {ROUTE_PRODUCT_GET, product_get_plan, product_get_render},
+    {ROUTE_SELLER_GET, seller_get_plan, seller_get_render},
+};
 
 static const char *status_text(int status)
 {
@@ -77,7 +98,9 @@ static bool worker_init(worker *w)
     const char *path = strchr(scheme_end + 3, '/');
     w->files_prefix = path != NULL ? path : "";
     w->db = db_open(w->cfg.db, "market-api");
+    db_listen(w->db, CATALOGUE_CHANNEL);
     db_ready(w->db); /* connect now if we can; requests reconnect if we cannot */
+    w->pages = ring_cache_new(PAGE_CACHE_BYTES, PAGE_CACHE_SLOTS, w->cfg.page_cache_ms);
     return true;
 }
 
@@ -124,15 +147,6 @@ static void request_begin(request *r, FCGX_Request *fcgi)
 static void run_handler(request *r)
 {
     switch (r->match.route) {
-    case ROUTE_PRODUCTS_LIST:
-        handle_products_list(r);
-        break;
-    case ROUTE_PRODUCT_GET:
-        handle_product_get(r);
-        break;
-    case ROUTE_SELLER_GET:
-        handle_seller_get(r);
-        break;
     case ROUTE_ORDERS_LIST:
         handle_orders_list(r);
         break;
@@ -142,13 +156,102 @@ static void run_handler(request *r)
     case ROUTE_WEBHOOKS_CREATE:
         handle_webhooks_create(r);
         break;
-    case ROUTE_FILE:
-        handle_file(r);
-        break;
-    case ROUTE_NONE:
+    default: /* the catalogue routes and the files location are dispatched before */
         respond_internal(r);
         break;
     }
+}
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The page cache's key: the statement and its parameters, each with its length (a NULL
+ * parameter has none), which is everything a catalogue answer depends on. */
+static void cache_key(const catalogue_read *read, buf *key)
+{
+    buf_puts(key, read->stmt->name);
+    for (int i = 0; i < read->stmt->nparams; i++) {
+        const char *p = read->params[i];
+        if (p == NULL)
+            buf_puts(key, "|-");
+        else
+            buf_printf(key, "|%zu:%s", strlen(p), p);
+    }
+}
+
+/* Writes the answer from the route's result and keeps it for repeats when it is a 200. */
+static void render_and_keep(request *r, const catalogue_route *route, const catalogue_read *read,
+                            PGresult *res, const buf *key, long long now)
+{
+    route->render(r, read, res);
+    if (r->status == 200)
+        ring_cache_put(r->w->pages, key->data, key->len, r->body->data, r->body->len, now);
+}
+
+/* A page the worker answered less than PAGE_CACHE_MS ago: the key check alone, then the
+ * kept body, unless a catalogue write was notified meanwhile (then the page is read
+ * again). */
+static void serve_kept(request *r, const catalogue_route *route, const catalogue_read *read,
+                       const auth_query *q, const buf *key, long long now, const char *kept,
+                       size_t kept_len)
+{
+    PGresult *res = request_query(r, auth_statement(), q->params);
+    if (res == NULL || !auth_finish(r, res))
+        return;
+    if (!db_notified(r->w->db)) {
+        respond_json(r, 200);
+        buf_append(r->body, kept, kept_len);
+        return;
+    }
+    ring_cache_clear(r->w->pages);
+    PGresult *page = request_query(r, read->stmt, read->params);
+    if (page != NULL)
+        render_and_keep(r, route, read, page, key, now);
+}
+
+/* A catalogue route: the key check and the route's statement in one round trip, or the
+ * key check alone when the worker answered the same page a moment ago. The order of
+ * checks holds: the statement's answer is used only once the key passed. */
+static void serve_catalogue(request *r, const catalogue_route *route)
+{
+    auth_query q;
+    if (!auth_begin(r, &q))
+        return;
+    catalogue_read read = {0};
+    if (!route->plan(r, &read)) {
+        /* The input is wrong (400/404 answered): still the key first, 401 and 429 win. */
+        PGresult *res = request_query(r, auth_statement(), q.params);
+        if (res != NULL)
+            auth_finish(r, res);
+        return;
+    }
+
+    buf key;
+    buf_init(&key, 256);
+    cache_key(&read, &key);
+    long long now = now_ms();
+    const char *kept;
+    size_t kept_len;
+    if (ring_cache_get(r->w->pages, key.data, key.len, now, &kept, &kept_len)) {
+        serve_kept(r, route, &read, &q, &key, now, kept, kept_len);
+        buf_free(&key);
+        return;
+    }
+    db_stmt *stmts[2] = {auth_statement(), read.stmt};
+    const char *const *params[2] = {q.params, read.params};
+    PGresult *out[2];
+    if (request_query_pipeline(r, 2, stmts, params, out) &&
+        request_result_ok(r, stmts[0], out[0]) && auth_finish(r, out[0]) &&
+        request_result_ok(r, read.stmt, out[1])) {
+        if (db_notified(r->w->db)) /* older pages may be stale; this one is fresh */
+            ring_cache_clear(r->w->pages);
+        render_and_keep(r, route, &read, out[1], &key, now);
+    }
+    buf_free(&key);
 }
 
 /* The order of checks of contract section 2: 401, 429, 404/405, 403, then the handler
@@ -158,6 +261,15 @@ static void dispatch(request *r)
 {
     match_result m = route_find(r->method, r->path, r->path_len, r->w->files_prefix, &r->match);
     bool file = r->match.route == ROUTE_FILE; /* no key: 405 or the handler, below */
+    if (m == MATCH_OK) {
+        for (size_t i = 0; i < sizeof catalogue_routes / sizeof catalogue_routes[0]; i++) {
+            if (catalogue_routes[i].route == r->match.route) {
+                /* Every key has products:read: no scope to check. */
+                serve_catalogue(r, &catalogue_routes[i]);
+                return;
+            }
+        }
+    }
     if (!file && !auth_check(r))
         return;
     if (m == MATCH_NOT_FOUND) {
@@ -203,6 +315,30 @@ static void write_response(request *r, FCGX_Request *fcgi, buf *head)
         FCGX_PutStr(r->body->data, (int)r->body->len, fcgi->out);
 }
 
+/* libfcgi closes a connection gracefully: shutdown, then it waits for the web server to
+ * close its side and reads until then, so that unread input cannot turn the close into a
+ * reset that cuts the response short. On a Unix socket, once the request's input is read
+ * to its end, a plain close loses nothing, so the worker closes at once and takes the
+ * next request without waiting for nginx (FCGX_Detach makes libfcgi's close plain). */
+static bool listens_on_unix_socket(void)
+{
+    struct sockaddr_storage addr;
+    socklen_t len = sizeof addr;
+    return getsockname(0, (struct sockaddr *)&addr, &len) == 0 && addr.ss_family == AF_UNIX;
+}
+
+/* Reads what is left of the request body (nginx bounds it), so that nothing is unread
+ * when the connection closes; false if it did not end. */
+static bool drain_input(FCGX_Request *fcgi)
+{
+    char scratch[4096];
+    for (int i = 0; i < 64; i++) {
+        if (FCGX_GetStr(scratch, sizeof scratch, fcgi->in) < (int)sizeof scratch)
+            return FCGX_GetError(fcgi->in) == 0;
+    }
+    return false;
+}
+
 static void request_end(request *r)
 {
     for (int i = 0; i < r->result_count; i++)
@@ -232,6 +368,7 @@ int main(void)
     buf_init(&headers, 1024);
     buf_init(&head, 1024);
     time_t last_prune = 0;
+    bool plain_close = listens_on_unix_socket();
 
     while (FCGX_Accept_r(&fcgi) >= 0) {
         request r;
@@ -245,6 +382,8 @@ int main(void)
         request_begin(&r, &fcgi);
         dispatch(&r);
         write_response(&r, &fcgi, &head);
+        if (plain_close && drain_input(&fcgi))
+            FCGX_Detach(&fcgi);
         FCGX_Finish_r(&fcgi);
         request_end(&r);
         arena_reset(&a);

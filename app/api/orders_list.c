@@ -292,7 +292,7 @@ static int write_order(json_writer *j, const PGresult *res, int first, int rows,
     return row;
 }
 
-static void write_page(request *r, const PGresult *res, const list_input *in, const buf *ctx,
+static void write_page(request *r, const PGresult *res, const list_input *in, const char *ctx,
                        const links_shown *shown)
 {
     int rows = PQntuples(res);
@@ -327,13 +327,13 @@ void handle_orders_list(request *r)
     buf ctx;
     buf_init(&ctx, 256);
     build_context(r, &in, &ctx);
-    if (!paging_cursor(r, &ctx, in.cursor_text, in.after, 2))
+    if (!paging_cursor(r, ctx.data, in.cursor_text, in.after, 2))
         goto done;
     PGresult *res = fetch_page(r, &in);
     links_shown shown;
     if (res == NULL || !resolve_links(r, res, PQntuples(res), &shown))
         goto done;
-    write_page(r, res, &in, &ctx, &shown);
+    write_page(r, res, &in, ctx.data, &shown);
 done:
     buf_free(&ctx);
 }

@@ -23,17 +23,17 @@ bool paging_limit(request *r, const char *text, int *limit)
     return true;
 }
 
-bool paging_cursor(request *r, const buf *context, const char *text, char **fields, int n)
+bool paging_cursor(request *r, const char *context, const char *text, char **fields, int n)
 {
     if (text == NULL)
         return true;
-    if (cursor_decode(r->arena, r->w->cursor_key, context->data, text, fields, n))
+    if (cursor_decode(r->arena, r->w->cursor_key, context, text, fields, n))
         return true;
     return respond_invalid(r, "cursor_invalid", "cursor",
                            "cursor is not a next_cursor of this list with these filters");
 }
 
-void paging_write_next(request *r, const buf *context, const char *const *fields, int n)
+void paging_write_next(request *r, const char *context, const char *const *fields, int n)
 {
     jw_key(&r->json, "next_cursor");
     if (fields == NULL) {
@@ -42,7 +42,7 @@ void paging_write_next(request *r, const buf *context, const char *const *fields
     }
     buf cursor;
     buf_init(&cursor, 128);
-    cursor_encode(&cursor, r->w->cursor_key, context->data, fields, n);
+    cursor_encode(&cursor, r->w->cursor_key, context, fields, n);
     jw_string_n(&r->json, cursor.data, cursor.len);
     buf_free(&cursor);
 }

@@ -14,9 +14,9 @@ bool paging_limit(request *r, const char *text, int *limit);
 
 /* Decodes `cursor` against the context the request builds; NULL text means first page
  * (fields untouched, true). Answers 400 cursor_invalid on failure. */
-bool paging_cursor(request *r, const buf *context, const char *text, char **fields, int n);
+bool paging_cursor(request *r, const char *context, const char *text, char **fields, int n);
 
 /* Writes "next_cursor": the cursor for fields, or null when fields is NULL. */
-void paging_write_next(request *r, const buf *context, const char *const *fields, int n);
+void paging_write_next(request *r, const char *context, const char *const *fields, int n);
 
 #endif

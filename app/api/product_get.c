@@ -63,29 +63,31 @@ static void write_tiers(json_writer *j, const PGresult *res, int exponent, const
     jw_array_end(j);
 }
 
-void handle_product_get(request *r)
+bool product_get_plan(request *r, catalogue_read *read)
 {
     /* The route takes no query parameter: any one given is parameter_unknown. */
     static const char *const names[] = {NULL};
     query_params qp;
     if (!request_parse_query(r, names, &qp))
-        return;
+        return false;
     const char *id = request_path_param(r, "id", 255);
     if (id == NULL)
-        return;
-    if (!catalogue_id_valid(id, "prod_")) {
-        respond_missing(r, "product");
-        return;
-    }
-    const char *params[] = {id, r->caller.mode};
-    PGresult *res = request_query(r, &product_get, params);
-    if (res == NULL)
-        return;
+        return false;
+    if (!catalogue_id_valid(id, "prod_"))
+        return respond_missing(r, "product");
+    read->stmt = &product_get;
+    read->params[0] = id;
+    read->params[1] = r->caller.mode;
+    return true;
+}
+
+void product_get_render(request *r, const catalogue_read *read, PGresult *res)
+{
+    (void)read;
     if (PQntuples(res) == 0) {
         respond_missing(r, "product");
         return;
     }
-
     int exponent = (int)col_int(res, 0, C_EXPONENT);
     const char *currency = col(res, 0, C_CURRENCY);
     respond_json(r, 200);

@@ -28,7 +28,6 @@ enum filter {
     F_MAX = 1 << 4,
     F_CURSOR = 1 << 5,
 };
-#define SHAPES (64 * SORT_COUNT)
 
 static const char *const sort_names[SORT_COUNT] = {"newest", "price_asc", "price_desc",
                                                    "relevance"};
@@ -39,64 +38,210 @@ static const struct {
     const char *after; /* "(key, id) OP (" — the cursor parameters follow */
     const char *cast;
     const char *order;
-} sorts[SORT_COUNT] = {
+} sorts[SORT_RELEVANCE] = {
     {"p.created_at::text", "(p.created_at, p.id) < (", "timestamptz",
      "p.created_at DESC, p.id DESC"},
     {"p.price::text", "(p.price, p.id) > (", "numeric", "p.price, p.id"},
     {"p.price::text", "(p.price, p.id) < (", "numeric", "p.price DESC, p.id DESC"},
-    {"ts_rank(p.search, tsq)::text", "(ts_rank(p.search, tsq), p.id) < (", "real",
-     "ts_rank(p.search, tsq) DESC, p.id DESC"},
 };
+
+/* Relevance has two ranks: 1 when the title alone matches q, 0 when only title and
+ * description together do; ties go by id, descending. Each rank is a stream of ids in id
+ * order, found in the cheapest of three ways for this q (see search_rank below):
+ *   probe   the next PROBE rows of the (mode, id) index, each checked against q;
+ *   window  the same over the next WINDOW rows, when the probe found some matches but
+ *           too few, and their density promises at least half a page in the window;
+ *   index   the GIN index, when matches are rare (the probe found too few to promise a
+ *           page), or when the window came up short after all.
+ * So a common word costs a short walk of the index, a rare one a look-up of its few
+ * matches, and no search costs the whole set of its matches. WINDOW is
+ * MARKET_SEARCH_WINDOW rows for rank 1 without other filters, which reads the index
+ * alone (an index-only scan), and two fifths of that where rows are read from the table;
+ * PROBE is a tenth of WINDOW. */
+#define PROBE_SHARE 10
+
+/* A cursor's rank: "1" or "0", as written by render below. */
+enum rank_cursor { RANK_FIRST_PAGE, RANK_IN_TITLE, RANK_IN_TEXT };
 
 typedef struct {
     const char *category, *q, *seller, *min_price, *max_price, *cursor_text;
     enum sort sort;
     int limit;
-    char *cursor[2]; /* sort key, id */
+    char *cursor[2];     /* sort key, id */
+    const char *context; /* what the cursor is bound to */
 } list_input;
 
-static db_stmt shapes[SHAPES];
+static db_stmt shapes[64 * SORT_COUNT * 3];
 
-/* Builds the SQL of one shape. Parameter order: $1 mode, $2 limit + 1, then each present
- * filter in the order category, seller, q, min, max, then the cursor key and id. */
-static db_stmt *shape_statement(int filters, enum sort sort)
+/* The filters other than q, on table alias a; parameters numbered from *n. */
+static void add_filters(buf *sql, int filters, const char *a, int first_param)
 {
-    db_stmt *s = &shapes[filters * SORT_COUNT + sort];
+    int n = first_param;
+    if (filters & F_CATEGORY)
+        buf_printf(sql, " AND %s.category = $%d", a, n++);
+    if (filters & F_SELLER)
+        buf_printf(sql, " AND %s.seller_id = $%d", a, n++);
+    if (filters & F_MIN)
+        buf_printf(sql, " AND %s.price >= $%d::numeric", a, n++);
+    if (filters & F_MAX)
+        buf_printf(sql, " AND %s.price <= $%d::numeric", a, n++);
+}
+
+/* One rank's stream as CTEs named rN_hit, rN_far and rN. The window reads the next
+ * `window` published rows of the mode in id order (after the cursor id when there is
+ * one) and keeps those that match; if they are fewer than a page while the window was
+ * full, matches are rare and the GIN index finds them all instead (rN_far). */
+static void add_match(buf *sql, int rank, const char *a)
+{
+    if (rank == 1)
+        buf_printf(sql, "%s.title_search @@ (SELECT tsq FROM q)", a);
+    else
+        buf_printf(
+            sql, "%s.search @@ (SELECT tsq FROM q) AND NOT %s.title_search @@ (SELECT tsq FROM q)",
+            a, a);
+}
+
+/* The next `rows` published rows of the mode in id order, after the cursor id if any. */
+static void add_scan(buf *sql, const char *columns, const char *after, long rows)
+{
+    buf_printf(sql,
+               "(SELECT %s FROM products p WHERE p.mode = $1 AND p.status = 'published'%s"
+               " ORDER BY p.id DESC LIMIT %ld)",
+               columns, after, rows);
+}
+
+/* The matches among the next `rows` rows: at most a page (LIMIT $2), so the scan stops
+ * as soon as it has found a page. */
+static void add_hits(buf *sql, int rank, int filters, const char *after, long rows)
+{
+    bool plain = (filters & ~(F_Q | F_CURSOR)) == 0;
+    /* Only the columns needed, so that rank 1 without filters reads the index alone. */
+    const char *columns = rank == 1
+                              ? (plain ? "p.id, p.title_search"
+                                       : "p.id, p.title_search, p.category, p.seller_id, p.price")
+                              : (plain ? "p.id, p.search, p.title_search"
+                                       : "p.id, p.search, p.title_search, p.category,"
+                                         " p.seller_id, p.price");
+    buf_puts(sql, "SELECT w.id FROM ");
+    add_scan(sql, columns, after, rows);
+    buf_puts(sql, " w WHERE ");
+    add_match(sql, rank, "w");
+    add_filters(sql, filters, "w", 4);
+    buf_puts(sql, " LIMIT $2");
+}
+
+/* "the scan of `rows` rows reached the end of the mode's rows" */
+static void add_short(buf *sql, const char *after, long rows)
+{
+    buf_puts(sql, "(SELECT count(*) FROM ");
+    add_scan(sql, "1", after, rows);
+    buf_printf(sql, " x) < %ld", rows);
+}
+
+/* One rank's stream as the CTEs rN_probe, rN_window, rN_way and rN (ids, in order).
+ * rN_way picks the way (1 probe, 2 window, 3 index); PostgreSQL evaluates a CASE's
+ * branches in order and a CTE only when read, so only what is needed runs. */
+static void search_rank(buf *sql, long window_rows, int rank, int filters, bool after_cursor,
+                        int cursor_param)
+{
+    bool plain = (filters & ~(F_Q | F_CURSOR)) == 0;
+    long window = rank == 1 && plain ? window_rows : (window_rows * 2 + 4) / 5;
+    long probe = (window + PROBE_SHARE - 1) / PROBE_SHARE;
+    char after[32] = "";
+    if (after_cursor)
+        snprintf(after, sizeof after, " AND p.id < $%d", cursor_param);
+
+    buf_printf(sql, " r%d_probe AS MATERIALIZED (", rank);
+    add_hits(sql, rank, filters, after, probe);
+    buf_printf(sql, "), r%d_window AS MATERIALIZED (", rank);
+    add_hits(sql, rank, filters, after, window);
+    buf_printf(sql,
+               "), r%d_way AS MATERIALIZED (SELECT CASE"
+               " WHEN (SELECT count(*) FROM r%d_probe) >= $2 THEN 1 WHEN ",
+               rank, rank);
+    add_short(sql, after, probe);
+    /* The window is tried when it promises at least half a page: below that, matches
+     * are rare enough (under about one in a thousand rows) that the index costs less
+     * than a long walk that may come up short anyway. */
+    buf_printf(sql,
+               " THEN 1 WHEN (SELECT count(*) FROM r%d_probe) * %d < $2 THEN 3"
+               " WHEN (SELECT count(*) FROM r%d_window) >= $2 THEN 2 WHEN ",
+               rank, 2 * PROBE_SHARE, rank);
+    add_short(sql, after, window);
+    buf_printf(sql,
+               " THEN 2 ELSE 3 END AS way),"
+               " r%d AS ((SELECT id FROM r%d_probe WHERE (SELECT way FROM r%d_way) = 1)"
+               " UNION ALL (SELECT id FROM r%d_window WHERE (SELECT way FROM r%d_way) = 2)"
+               " UNION ALL (SELECT g.id FROM (SELECT p.id FROM products p"
+               " WHERE p.mode = $1 AND p.status = 'published'%s AND ",
+               rank, rank, rank, rank, rank, after);
+    add_match(sql, rank, "p");
+    add_filters(sql, filters, "p", 4);
+    /* OFFSET 0 keeps the planner from reading this in id order: that is the other ways'
+     * walk, and too slow here, where matches are rare. */
+    buf_printf(sql,
+               " OFFSET 0) g WHERE (SELECT way FROM r%d_way) = 3 ORDER BY g.id DESC LIMIT $2))",
+               rank);
+}
+
+/* The relevance statement: parameters $1 mode, $2 limit + 1, $3 q, the other filters,
+ * then the cursor id. Rank 1 comes first; rank 0 is read only when rank 1 runs out. */
+static void relevance_sql(buf *sql, long window, int filters, enum rank_cursor from)
+{
+    int cursor_param = 4 + !!(filters & F_CATEGORY) + !!(filters & F_SELLER) + !!(filters & F_MIN) +
+                       !!(filters & F_MAX);
+    buf_puts(sql, "WITH q AS MATERIALIZED (SELECT websearch_to_tsquery('english', $3) AS tsq),");
+    if (from != RANK_IN_TEXT) {
+        search_rank(sql, window, 1, filters, from == RANK_IN_TITLE, cursor_param);
+        buf_putc(sql, ',');
+    }
+    search_rank(sql, window, 0, filters, from == RANK_IN_TEXT, cursor_param);
+    /* The page: rank 1's ids, then rank 0's, a page in all (the LIMIT stops the append
+     * before rank 0 when rank 1 filled the page); then the rows of those ids. */
+    buf_puts(sql, " SELECT " PRODUCT_ITEM_COLUMNS ", u.rank::text FROM (SELECT * FROM (");
+    if (from != RANK_IN_TEXT)
+        buf_puts(sql, "(SELECT id, 1 AS rank FROM r1 ORDER BY id DESC LIMIT $2) UNION ALL ");
+    buf_puts(sql, "(SELECT id, 0 AS rank FROM r0 ORDER BY id DESC LIMIT $2)) b LIMIT $2) u"
+                  " JOIN products p ON p.id = u.id ORDER BY u.rank DESC, u.id DESC");
+}
+
+/* The statement of one shape. Parameter order: $1 mode, $2 limit + 1, then each present
+ * filter in the order q, category, seller, min, max, then the cursor key and id (for
+ * relevance the cursor id only: its rank is part of the shape). */
+static db_stmt *shape_statement(long window, int filters, enum sort sort, enum rank_cursor from)
+{
+    db_stmt *s = &shapes[(filters * SORT_COUNT + sort) * 3 + from];
     if (s->sql != NULL)
         return s;
     buf sql;
-    buf_init(&sql, 1024);
+    buf_init(&sql, 2048);
     int n = 2;
-    buf_printf(&sql, "SELECT " PRODUCT_ITEM_COLUMNS ", %s FROM products p", sorts[sort].key);
-    int q_param = 0;
-    if (filters & F_Q) {
-        /* The q parameter number is fixed by the order below; compute it first. */
-        q_param = 3 + !!(filters & F_CATEGORY) + !!(filters & F_SELLER);
-        buf_printf(&sql, ", websearch_to_tsquery('english', $%d) tsq", q_param);
+    if (sort == SORT_RELEVANCE) {
+        relevance_sql(&sql, window, filters, from);
+        n = 3 + !!(filters & F_CATEGORY) + !!(filters & F_SELLER) + !!(filters & F_MIN) +
+            !!(filters & F_MAX) + !!(filters & F_CURSOR);
+    } else {
+        buf_printf(&sql, "SELECT " PRODUCT_ITEM_COLUMNS ", %s FROM products p", sorts[sort].key);
+        if (filters & F_Q)
+            buf_printf(&sql, ", websearch_to_tsquery('english', $%d) tsq", ++n);
+        buf_puts(&sql, " WHERE p.mode = $1 AND p.status = 'published'");
+        if (filters & F_Q)
+            buf_puts(&sql, " AND p.search @@ tsq");
+        add_filters(&sql, filters, "p", n + 1);
+        n += !!(filters & F_CATEGORY) + !!(filters & F_SELLER) + !!(filters & F_MIN) +
+             !!(filters & F_MAX);
+        if (filters & F_CURSOR) {
+            buf_printf(&sql, " AND %s$%d::%s, $%d)", sorts[sort].after, n + 1, sorts[sort].cast,
+                       n + 2);
+            n += 2;
+        }
+        buf_printf(&sql, " ORDER BY %s LIMIT $2", sorts[sort].order);
     }
-    buf_puts(&sql, " WHERE p.mode = $1 AND p.status = 'published'");
-    if (filters & F_CATEGORY)
-        buf_printf(&sql, " AND p.category = $%d", ++n);
-    if (filters & F_SELLER)
-        buf_printf(&sql, " AND p.seller_id = $%d", ++n);
-    if (filters & F_Q) {
-        ++n;
-        buf_puts(&sql, " AND p.search @@ tsq");
-    }
-    if (filters & F_MIN)
-        buf_printf(&sql, " AND p.price >= $%d::numeric", ++n);
-    if (filters & F_MAX)
-        buf_printf(&sql, " AND p.price <= $%d::numeric", ++n);
-    if (filters & F_CURSOR) {
-        buf_printf(&sql, " AND %s$%d::%s, $%d)", sorts[sort].after, n + 1, sorts[sort].cast, n + 2);
-        n += 2;
-    }
-    buf_printf(&sql, " ORDER BY %s LIMIT $2", sorts[sort].order);
 
-    char *name = malloc(32);
+    char *name = malloc(40);
     if (name == NULL)
         abort();
-    snprintf(name, 32, "products_list_%d_%d", filters, (int)sort);
+    snprintf(name, 40, "products_list_%d_%d_%d", filters, (int)sort, (int)from);
     s->name = name;
     s->sql = sql.data; /* kept for the life of the process, like the statement */
     s->nparams = n;
@@ -166,69 +311,83 @@ static bool parse_input(request *r, list_input *in)
 }
 
 /* The cursor is bound to everything that shapes the list except the page size. */
-static void build_context(request *r, const list_input *in, buf *ctx)
+static const char *build_context(request *r, const list_input *in)
 {
-    buf_puts(ctx, "GET /v1/products;");
-    cursor_context_add(ctx, "mode", r->caller.mode);
-    cursor_context_add(ctx, "category", in->category);
-    cursor_context_add(ctx, "q", in->q);
-    cursor_context_add(ctx, "seller", in->seller);
-    cursor_context_add(ctx, "min_price", in->min_price);
-    cursor_context_add(ctx, "max_price", in->max_price);
-    cursor_context_add(ctx, "sort", sort_names[in->sort]);
-}
-
-void handle_products_list(request *r)
-{
-    list_input in;
-    memset(&in, 0, sizeof in);
-    if (!parse_input(r, &in))
-        return;
-
     buf ctx;
     buf_init(&ctx, 256);
-    build_context(r, &in, &ctx);
-    if (!paging_cursor(r, &ctx, in.cursor_text, in.cursor, 2))
-        goto done;
+    buf_puts(&ctx, "GET /v1/products;");
+    cursor_context_add(&ctx, "mode", r->caller.mode);
+    cursor_context_add(&ctx, "category", in->category);
+    cursor_context_add(&ctx, "q", in->q);
+    cursor_context_add(&ctx, "seller", in->seller);
+    cursor_context_add(&ctx, "min_price", in->min_price);
+    cursor_context_add(&ctx, "max_price", in->max_price);
+    cursor_context_add(&ctx, "sort", sort_names[in->sort]);
+    const char *context = arena_strndup(r->arena, ctx.data, ctx.len);
+    buf_free(&ctx);
+    return context;
+}
 
-    char limit_plus_one[16];
-    snprintf(limit_plus_one, sizeof limit_plus_one, "%d", in.limit + 1);
-    const char *params[12] = {r->caller.mode, limit_plus_one};
-    int n = 2, filters = 0;
-    if (in.category != NULL) {
-        filters |= F_CATEGORY;
-        params[n++] = in.category;
+/* A relevance cursor holds the rank of its row, "1" or "0"; anything else was not made
+ * here (a MAC'd cursor cannot be forged, but one from an older ranking could be kept). */
+static bool relevance_from(request *r, const list_input *in, enum rank_cursor *from)
+{
+    *from = RANK_FIRST_PAGE;
+    if (in->sort != SORT_RELEVANCE || in->cursor_text == NULL)
+        return true;
+    if (strcmp(in->cursor[0], "1") == 0)
+        *from = RANK_IN_TITLE;
+    else if (strcmp(in->cursor[0], "0") == 0)
+        *from = RANK_IN_TEXT;
+    else
+        return respond_invalid(r, "cursor_invalid", "cursor",
+                               "cursor is not a next_cursor of this list with these filters");
+    return true;
+}
+
+bool products_list_plan(request *r, catalogue_read *read)
+{
+    list_input *in = arena_alloc(r->arena, sizeof *in);
+    memset(in, 0, sizeof *in);
+    read->input = in;
+    if (!parse_input(r, in))
+        return false;
+    in->context = build_context(r, in);
+    enum rank_cursor from;
+    if (!paging_cursor(r, in->context, in->cursor_text, in->cursor, 2) ||
+        !relevance_from(r, in, &from))
+        return false;
+
+    char *limit_plus_one = arena_printf(r->arena, "%d", in->limit + 1);
+    const char **params = read->params;
+    int n = 0, filters = 0;
+    params[n++] = r->caller.mode;
+    params[n++] = limit_plus_one;
+    const char *optional[] = {in->q, in->category, in->seller, in->min_price, in->max_price};
+    const int flags[] = {F_Q, F_CATEGORY, F_SELLER, F_MIN, F_MAX};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        if (optional[i] != NULL) {
+            filters |= flags[i];
+            params[n++] = optional[i];
+        }
     }
-    if (in.seller != NULL) {
-        filters |= F_SELLER;
-        params[n++] = in.seller;
-    }
-    if (in.q != NULL) {
-        filters |= F_Q;
-        params[n++] = in.q;
-    }
-    if (in.min_price != NULL) {
-        filters |= F_MIN;
-        params[n++] = in.min_price;
-    }
-    if (in.max_price != NULL) {
-        filters |= F_MAX;
-        params[n++] = in.max_price;
-    }
-    if (in.cursor_text != NULL) {
+    if (in->cursor_text != NULL) {
         filters |= F_CURSOR;
-        params[n++] = in.cursor[0];
-        params[n++] = in.cursor[1];
+        if (in->sort != SORT_RELEVANCE) /* a relevance cursor's rank is in the shape */
+            params[n++] = in->cursor[0];
+        params[n++] = in->cursor[1];
     }
+    read->stmt = shape_statement(r->w->cfg.search_window, filters, in->sort, from);
+    return true;
+}
 
-    PGresult *res = request_query(r, shape_statement(filters, in.sort), params);
-    if (res == NULL)
-        goto done;
-
+void products_list_render(request *r, const catalogue_read *read, PGresult *res)
+{
+    const list_input *in = read->input;
     int rows = PQntuples(res);
-    bool more = rows > in.limit;
+    bool more = rows > in->limit;
     if (more)
-        rows = in.limit;
+        rows = in->limit;
     respond_json(r, 200);
     json_writer *j = &r->json;
     jw_object_begin(j);
@@ -239,11 +398,9 @@ void handle_products_list(request *r)
     jw_array_end(j);
     if (more) {
         const char *last[2] = {col(res, rows - 1, PRODUCT_ITEM_NCOLS), col(res, rows - 1, 0)};
-        paging_write_next(r, &ctx, last, 2);
+        paging_write_next(r, in->context, last, 2);
     } else {
-        paging_write_next(r, &ctx, NULL, 0);
+        paging_write_next(r, in->context, NULL, 0);
     }
     jw_object_end(j);
-done:
-    buf_free(&ctx);
 }

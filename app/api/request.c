@@ -104,19 +104,33 @@ PGresult *request_query_raw(request *r, db_stmt *stmt, const char *const *params
     return request_keep(r, res);
 }
 
+bool request_result_ok(request *r, const db_stmt *stmt, const PGresult *res)
+{
+    ExecStatusType st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+    if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
+        return true;
+    log_error("request %s: statement %s failed: %s", r->request_id, stmt->name,
+              res != NULL ? PQresultErrorMessage(res) : "not run");
+    return respond_internal(r);
+}
+
 PGresult *request_query(request *r, db_stmt *stmt, const char *const *params)
 {
     PGresult *res = request_query_raw(r, stmt, params);
-    if (res == NULL)
+    if (res == NULL || !request_result_ok(r, stmt, res))
         return NULL;
-    ExecStatusType st = PQresultStatus(res);
-    if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
-        log_error("request %s: statement %s failed: %s", r->request_id, stmt->name,
-                  PQresultErrorMessage(res));
-        respond_internal(r);
-        return NULL;
-    }
     return res;
+}
+
+bool request_query_pipeline(request *r, int n, db_stmt *const *stmts,
+                            const char *const *const *params, PGresult **out)
+{
+    if (!db_exec_pipeline(r->w->db, n, stmts, params, out))
+        return respond_unavailable(r);
+    for (int i = 0; i < n; i++)
+        if (out[i] != NULL)
+            request_keep(r, out[i]);
+    return true;
 }
 
 bool request_parse_query(request *r, const char *const *names, query_params *out)

@@ -32,6 +32,7 @@ typedef struct {
     uint8_t secret_key[SHA256_LEN]; /* encryption key of webhook secrets at rest */
     uint8_t idem_key[SHA256_LEN];   /* encryption key of stored idempotent responses */
     const char *files_prefix;       /* path of MARKET_DOWNLOAD_BASE_URL, e.g. "/files" */
+    struct ring_cache *pages;       /* recent catalogue answers (main.c) */
 } worker;
 
 /* The authenticated API key. */
@@ -97,6 +98,15 @@ void response_header(request *r, const char *name, const char *value);
 /* Runs a prepared statement for this request. On a lost database it answers 503, on an
  * SQL error 500 (logged), and returns NULL; else the result, owned by the request. */
 PGresult *request_query(request *r, db_stmt *stmt, const char *const *params);
+
+/* Runs n statements in one round trip (db_exec_pipeline); out[i] is each result (NULL for
+ * one that did not run), owned by the request. Answers 503 and returns false when the
+ * database is unreachable. Check each result with request_result_ok. */
+bool request_query_pipeline(request *r, int n, db_stmt *const *stmts,
+                            const char *const *const *params, PGresult **out);
+
+/* True when res is a successful result of stmt; otherwise logs it and answers 500. */
+bool request_result_ok(request *r, const db_stmt *stmt, const PGresult *res);
 
 /* Like request_query but keeps SQL errors for the caller (status not OK is returned, still
  * owned by the request) so it can map a constraint violation to a 4xx. NULL = db down. */

@@ -41,49 +41,60 @@ enum {
     C_KEY = C_ITEM + PRODUCT_ITEM_NCOLS
 };
 
-void handle_seller_get(request *r)
+typedef struct {
+    int limit;
+    const char *context; /* what the cursor is bound to */
+} seller_input;
+
+bool seller_get_plan(request *r, catalogue_read *read)
 {
     static const char *const names[] = {"limit", "cursor", NULL};
     query_params qp;
-    int limit;
-    if (!request_parse_query(r, names, &qp) || !paging_limit(r, query_get(&qp, "limit"), &limit))
-        return;
+    seller_input *in = arena_alloc(r->arena, sizeof *in);
+    read->input = in;
+    if (!request_parse_query(r, names, &qp) ||
+        !paging_limit(r, query_get(&qp, "limit"), &in->limit))
+        return false;
     const char *handle = request_path_param(r, "id", 255);
     if (handle == NULL)
-        return;
-    if (!catalogue_handle_valid(handle)) {
-        respond_missing(r, "seller");
-        return;
-    }
+        return false;
+    if (!catalogue_handle_valid(handle))
+        return respond_missing(r, "seller");
 
     buf ctx;
     buf_init(&ctx, 128);
     buf_puts(&ctx, "GET /v1/sellers/:id;");
     cursor_context_add(&ctx, "mode", r->caller.mode);
     cursor_context_add(&ctx, "seller", handle);
+    in->context = arena_strndup(r->arena, ctx.data, ctx.len);
+    buf_free(&ctx);
+
     char *after[2];
     const char *cursor_text = query_get(&qp, "cursor");
-    if (!paging_cursor(r, &ctx, cursor_text, after, 2))
-        goto done;
+    if (!paging_cursor(r, in->context, cursor_text, after, 2))
+        return false;
+    read->stmt = cursor_text != NULL ? &seller_next_page : &seller_first_page;
+    read->params[0] = handle;
+    read->params[1] = r->caller.mode;
+    read->params[2] = arena_printf(r->arena, "%d", in->limit + 1);
+    read->params[3] = cursor_text != NULL ? after[0] : NULL;
+    read->params[4] = cursor_text != NULL ? after[1] : NULL;
+    return true;
+}
 
-    char limit_plus_one[16];
-    snprintf(limit_plus_one, sizeof limit_plus_one, "%d", limit + 1);
-    const char *params[] = {handle, r->caller.mode, limit_plus_one, cursor_text ? after[0] : NULL,
-                            cursor_text ? after[1] : NULL};
-    PGresult *res = request_query(r, cursor_text ? &seller_next_page : &seller_first_page, params);
-    if (res == NULL)
-        goto done;
+void seller_get_render(request *r, const catalogue_read *read, PGresult *res)
+{
+    const seller_input *in = read->input;
     if (PQntuples(res) == 0) {
         respond_missing(r, "seller");
-        goto done;
+        return;
     }
-
     int rows = PQntuples(res);
     if (rows == 1 && col_null(res, 0, C_ITEM))
         rows = 0; /* the seller has no product on this page */
-    bool more = rows > limit;
+    bool more = rows > in->limit;
     if (more)
-        rows = limit;
+        rows = in->limit;
 
     respond_json(r, 200);
     json_writer *j = &r->json;
@@ -103,12 +114,10 @@ void handle_seller_get(request *r)
     jw_array_end(j);
     if (more) {
         const char *last[2] = {col(res, rows - 1, C_KEY), col(res, rows - 1, C_ITEM)};
-        paging_write_next(r, &ctx, last, 2);
+        paging_write_next(r, in->context, last, 2);
     } else {
-        paging_write_next(r, &ctx, NULL, 0);
+        paging_write_next(r, in->context, NULL, 0);
     }
     jw_object_end(j);
     jw_object_end(j);
-done:
-    buf_free(&ctx);
 }

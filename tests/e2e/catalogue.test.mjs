@@ -56,16 +56,16 @@ async function walkPages(first, { key = testKey, onPage } = {}) {
 // The orders of contract section 5, on fixture products.
 const byId = (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 const priceOf = (p) => major(p.minor, p.currency);
-// Relevance of q=widget: a title match (weight A) ranks above a description match (B),
-// and a match in both above either.
-const rankOf = (p) => (/widget/i.test(p.title) ? 2 : 0) + (/widget/i.test(p.description) ? 1 : 0);
+// Relevance of q=widget: rank 1 when the title matches, else 0 (a description match);
+// ties by id, descending.
+const rankOf = (p) => (/widget/i.test(p.title) ? 1 : 0);
 const SORTS = {
   newest: (a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : -byId(a, b)),
   price_asc: (a, b) => priceOf(a) - priceOf(b) || byId(a, b),
   price_desc: (a, b) => priceOf(b) - priceOf(a) || -byId(a, b),
   relevance: (a, b) => rankOf(b) - rankOf(a) || -byId(a, b),
 };
-const matchesWidget = (p) => rankOf(p) > 0;
+const matchesWidget = (p) => /widget/i.test(p.title) || /widget/i.test(p.description);
 
 /**
  * Walks walk-<run> with limit 7 in one sort; after page 2, adds products (some sorting
@@ -91,7 +91,7 @@ async function walkWithInserts(sort, query) {
       // one after it in every sort; rows elsewhere in the walk.
       const tie = {
         created_at: boundary.created_at, minor: Math.round(priceOf(boundary) * 100), currency: 'USD',
-        kind: rankOf(boundary) === 2 ? 0 : 1,
+        kind: rankOf(boundary) === 1 ? 0 : 1,
       };
       added = newWalkProducts(run, sort.replace('_', ''), names, [
         { ...tie, side: 'z' },

@@ -1,0 +1,122 @@
+#include "ring_cache.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    uint64_t hash;
+    uint64_t pos; /* where the entry starts, counted in bytes ever written to the ring */
+    uint32_t key_len;
+    uint32_t value_len;
+    long long stamp_ms; /* when the entry was put */
+    long long life_ms;  /* how long it may be returned: the TTL less a random part */
+    bool used;
+} slot;
+
+struct ring_cache {
+    char *ring;
+    size_t ring_bytes;
+    uint64_t head; /* bytes ever written; the live window is [head - ring_bytes, head) */
+    slot *slots;
+    size_t nslots;
+    long long ttl_ms;
+    uint64_t rng; /* xorshift state for the lives' random part */
+};
+
+/* FNV-1a: keys are short and a collision only costs a miss. */
+static uint64_t hash_key(const char *key, size_t len)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)key[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+ring_cache *ring_cache_new(size_t ring_bytes, size_t slots, long long ttl_ms)
+{
+    ring_cache *c = calloc(1, sizeof *c);
+    if (c == NULL || slots == 0)
+        abort();
+    c->ring = malloc(ring_bytes);
+    c->slots = calloc(slots, sizeof *c->slots);
+    if (c->ring == NULL || c->slots == NULL)
+        abort();
+    /* Touch every page now: the memory is counted from the start, not as traffic grows. */
+    memset(c->ring, 0, ring_bytes);
+    c->ring_bytes = ring_bytes;
+    c->nslots = slots;
+    c->ttl_ms = ttl_ms;
+    c->rng = 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uintptr_t)c;
+    return c;
+}
+
+void ring_cache_free(ring_cache *c)
+{
+    if (c == NULL)
+        return;
+    free(c->ring);
+    free(c->slots);
+    free(c);
+}
+
+bool ring_cache_get(ring_cache *c, const char *key, size_t key_len, long long now_ms,
+                    const char **value, size_t *value_len)
+{
+    if (c->ttl_ms <= 0)
+        return false;
+    uint64_t h = hash_key(key, key_len);
+    slot *s = &c->slots[h % c->nslots];
+    if (!s->used || s->hash != h || s->key_len != key_len)
+        return false;
+    if (now_ms - s->stamp_ms >= s->life_ms || now_ms < s->stamp_ms)
+        return false;
+    /* Overwritten since: part of the entry left the live window. */
+    if (c->head - s->pos > c->ring_bytes)
+        return false;
+    const char *at = c->ring + s->pos % c->ring_bytes;
+    if (memcmp(at, key, key_len) != 0)
+        return false;
+    *value = at + key_len;
+    *value_len = s->value_len;
+    return true;
+}
+
+void ring_cache_put(ring_cache *c, const char *key, size_t key_len, const char *value,
+                    size_t value_len, long long now_ms)
+{
+    size_t need = key_len + value_len;
+    if (c->ttl_ms <= 0 || need > c->ring_bytes / 4)
+        return;
+    /* An entry is contiguous: when it would wrap, skip to the start of the ring. */
+    size_t offset = c->head % c->ring_bytes;
+    if (offset + need > c->ring_bytes)
+        c->head += c->ring_bytes - offset;
+    char *at = c->ring + c->head % c->ring_bytes;
+    memcpy(at, key, key_len);
+    memcpy(at + key_len, value, value_len);
+
+    uint64_t h = hash_key(key, key_len);
+    slot *s = &c->slots[h % c->nslots];
+    s->hash = h;
+    s->pos = c->head;
+    s->key_len = (uint32_t)key_len;
+    s->value_len = (uint32_t)value_len;
+    s->stamp_ms = now_ms;
+    /* Entries put together (a warm-up, a burst) would all expire together and be read
+     * again together, every TTL, as a burst of misses: a life between half the TTL and
+     * the TTL spreads them out. */
+    c->rng ^= c->rng << 13;
+    c->rng ^= c->rng >> 7;
+    c->rng ^= c->rng << 17;
+    s->life_ms = c->ttl_ms - (long long)(c->rng % (uint64_t)(c->ttl_ms / 2 + 1));
+    s->used = true;
+    c->head += need;
+}
+
+void ring_cache_clear(ring_cache *c)
+{
+    memset(c->slots, 0, c->nslots * sizeof *c->slots);
+}
