@@ -6,11 +6,13 @@
  *   1. accounts and sellers, shared by both modes and possibly there already, through
  *      temporary tables and INSERT ... ON CONFLICT DO NOTHING; with --replace, the
  *      mode's previous seeded orders are deleted here too. One short transaction.
- *   2. products, tiers and files in parallel slices (seed_slices.c), committed together.
+ *   2. products, tiers and files in parallel slices (seed_slices.c), committed together;
+ *      from SEED_DEFER_INDEXES products on, the products' secondary indexes are set aside
+ *      before and rebuilt after (seed_indexes.c).
  *   3. orders, their items and downloads, which reference products of every slice. One
  *      transaction.
  *   4. VACUUM (ANALYZE), outside any transaction (--no-vacuum: ANALYZE only).
- * Everything but the shared rows goes straight into its table with COPY (indexes,
+ * Everything but the shared rows goes straight into its table with COPY (constraints,
  * foreign keys and triggers all stay in force). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -306,7 +308,7 @@ static void tidy_up(PGconn *c, const seed_plan *plan)
 
 typedef struct {
     struct timespec start, mark;
-    double shared, catalogue, orders, tidy;
+    double shared, catalogue, indexes, orders, tidy;
 } seed_clock;
 
 /* Seconds since the previous lap (or the start). */
@@ -322,11 +324,12 @@ static void print_summary(const seed_plan *plan, const seed_counts *counts, seed
     fprintf(stderr,
             "seeded %s mode: %ld products (%ld tiers, %ld files), %ld sellers, %ld orders "
             "(%ld items, %ld refunded), %ld buyers, %ld files written, in %.1f s "
-            "(shared rows %.1f s, catalogue %.1f s with %d jobs, orders %.1f s, %s %.1f s)\n",
+            "(shared rows %.1f s, catalogue %.1f s with %d jobs, indexes %.1f s, orders %.1f s, "
+            "%s %.1f s)\n",
             plan->mode, plan->products, counts->tiers, plan->products, plan->sellers,
             counts->orders, counts->items, counts->refunded, plan->orders > 0 ? plan->buyers : 0,
             counts->files_written, seconds_since(&t->start), t->shared, t->catalogue, plan->jobs,
-            t->orders, plan->vacuum ? "vacuum" : "analyze", t->tidy);
+            t->indexes, t->orders, plan->vacuum ? "vacuum" : "analyze", t->tidy);
 }
 
 int cmd_seed(int argc, char **argv)
@@ -341,9 +344,14 @@ int cmd_seed(int argc, char **argv)
     PGconn *c = admin_connect(0, &cfg);
     seed_counts counts = {0};
     write_shared(c, &plan);
+    seed_indexes_restore(c); /* what a seed that failed may have left set aside */
     t.shared = lap(&t);
+    if (plan.products >= SEED_DEFER_INDEXES)
+        seed_indexes_set_aside(c);
     seed_run_slices(&plan, &counts);
     t.catalogue = lap(&t);
+    seed_indexes_restore(c);
+    t.indexes = lap(&t);
     write_orders(c, &plan, &counts);
     t.orders = lap(&t);
     tidy_up(c, &plan);

@@ -131,4 +131,11 @@ void seed_write_slice(PGconn *c, const seed_plan *plan, seed_slice s, seed_count
  * counts to counts. */
 void seed_run_slices(const seed_plan *plan, seed_counts *counts);
 
+/* seed_indexes.c: a seed of at least SEED_DEFER_INDEXES products sets the products'
+ * secondary indexes aside before its load and rebuilds them after it. restore rebuilds
+ * whatever is set aside (also what a failed seed left) and returns how many. */
+#define SEED_DEFER_INDEXES 100000
+void seed_indexes_set_aside(PGconn *c);
+int seed_indexes_restore(PGconn *c);
+
 #endif

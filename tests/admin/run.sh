@@ -390,7 +390,7 @@ run seed --mode test --products 20000 --orders 500 --random-seed 7
 expect "seed 20000 products" 0 '' '^seeded test mode: 20000 products'
 echo "seed of 20000 products: $((SECONDS - START)) s" >&2
 eq "seeded products" "$(sql "SELECT count(*) FROM products WHERE id ~ '^prod_t[0-9]{7}' AND mode = 'test'")" "20000"
-check "phase times in the summary" grep -Eq 'catalogue [0-9.]+ s with [0-9]+ jobs, orders [0-9.]+ s, vacuum [0-9.]+ s\)$' <<<"$ERR"
+check "phase times in the summary" grep -Eq 'catalogue [0-9.]+ s with [0-9]+ jobs, indexes [0-9.]+ s, orders [0-9.]+ s, vacuum [0-9.]+ s\)$' <<<"$ERR"
 # VACUUM moved the GIN pending list of the load into the index: nothing left to clean.
 eq "search index has no pending list" "$(sql "SELECT gin_clean_pending_list('products_search')")" "0"
 eq "1 to 3 tiers each" "$(sql "SELECT min(n) || ' ' || max(n) FROM (SELECT count(*) n FROM tiers WHERE id ~ '^tier_t[0-9]{7}' GROUP BY product_id) x")" "1 3"
@@ -438,7 +438,7 @@ LIVEPRINT="SELECT md5(string_agg(t, '|' ORDER BY t)) FROM (
              SELECT 'i' || i::text FROM order_items i WHERE order_id ~ '^ord_l[0-9]{7}$' UNION ALL
              SELECT 'd' || d::text FROM downloads d WHERE id ~ '^dl_l[0-9]{7}_[0-9]$') x"
 run seed --mode live --products 500 --orders 40 --random-seed 5 --replace --jobs 1 --no-vacuum
-expect "seed --jobs 1 --no-vacuum" 0 '' 'with 1 jobs, orders [0-9.]+ s, analyze [0-9.]+ s\)$'
+expect "seed --jobs 1 --no-vacuum" 0 '' 'with 1 jobs, indexes [0-9.]+ s, orders [0-9.]+ s, analyze [0-9.]+ s\)$'
 PRINT1=$(sql "$LIVEPRINT")
 run seed --mode live --products 500 --orders 40 --random-seed 5 --replace --jobs 3
 expect "seed --jobs 3" 0 '' 'with 3 jobs'
@@ -464,6 +464,26 @@ sql "DELETE FROM tiers WHERE id = 'tier_l0000900_1'" >/dev/null
 wait
 eq "concurrent seeds of a mode both succeed" "$(cat "$WORK/seed1.rc" "$WORK/seed2.rc" | tr -d '\n')" "00"
 eq "concurrent seeds leave one catalogue" "$(sql "SELECT count(*) FROM products WHERE id ~ '^prod_l[0-9]{7}$'")" "2000"
+# A large seed sets the products' secondary indexes aside and builds them after its load:
+# the same indexes afterwards, and nothing left set aside.
+INDEXPRINT="SELECT string_agg(pg_get_indexdef(indexrelid), E'\n' ORDER BY indexrelid::regclass::text)
+              FROM pg_index WHERE indrelid = 'products'::regclass"
+INDEXES=$(sql "$INDEXPRINT")
+run seed --mode live --products 100000 --random-seed 9 --replace --no-vacuum
+expect "a seed of 100000 products" 0 '' 'indexes [0-9.]+ s'
+eq "its indexes rebuilt as they were" "$(sql "$INDEXPRINT")" "$INDEXES"
+eq "nothing left set aside" "$(sql "SELECT count(*) FROM seed_deferred_indexes")" "0"
+eq "every product of the large seed" "$(sql "SELECT count(*) FROM products WHERE id ~ '^prod_l[0-9]{7}$'")" "100000"
+# A seed that died after setting indexes aside: the next seed rebuilds them first.
+sql "INSERT INTO seed_deferred_indexes (name, definition, pages)
+     SELECT 'products_price', regexp_replace(pg_get_indexdef('products_price'::regclass),
+            '^CREATE INDEX ', 'CREATE INDEX IF NOT EXISTS '), 1;
+     DROP INDEX products_price" >/dev/null
+eq "an index left set aside" "$(sql "SELECT count(*) FROM pg_class WHERE relname = 'products_price'")" "0"
+run seed --mode live --products 300 --random-seed 10 --replace
+expect "the next seed" 0
+eq "rebuilds it" "$(sql "$INDEXPRINT")" "$INDEXES"
+eq "and forgets it" "$(sql "SELECT count(*) FROM seed_deferred_indexes")" "0"
 run seed --mode test --products 10 --jobs 0
 expect "seed --jobs 0" 2 '' '--jobs must be an integer'
 run seed --mode live --products 300 --files
