@@ -22,6 +22,8 @@ set -euo pipefail
 
 HERE=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")" && pwd -P)
 REPO=$(cd -- "$HERE/../.." && pwd -P)
+# shellcheck source=../../tools/testlib.sh
+. "$REPO/tools/testlib.sh"
 
 say() { printf 'go-client: %s\n' "$*" >&2; }
 die() {
@@ -36,19 +38,6 @@ command -v psql >/dev/null || die "psql is not installed (Debian: postgresql-cli
 export GOFLAGS=-mod=mod GOPROXY=off GOSUMDB=off GOTOOLCHAIN=local GOTELEMETRY=off GO111MODULE=on
 export GOCACHE="$HERE/.cache/build" GOPATH="$HERE/.cache/gopath" GOMODCACHE="$HERE/.cache/gopath/pkg/mod"
 
-port_in_use() { ss -ltnH "sport = :$1" 2>/dev/null | grep -q .; }
-free_port() {
-    local p i
-    for ((i = 0; i < 100; i++)); do
-        p=$(shuf -i 18400-18499 -n 1)
-        port_in_use "$p" || { printf '%s\n' "$p"; return 0; }
-    done
-    for ((i = 0; i < 200; i++)); do
-        p=$(shuf -i 20000-60999 -n 1)
-        port_in_use "$p" || { printf '%s\n' "$p"; return 0; }
-    done
-    return 1
-}
 
 STACK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/market-go-client.XXXXXX")
 status=1
@@ -89,22 +78,10 @@ make -C "$REPO" all >&2 || die "make all failed"
 
 # A throwaway CA and a certificate for 127.0.0.1 and localhost signed by it.
 tls=$STACK_DIR/tls
-mkdir -p -- "$tls"
-{
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
-        -subj '/CN=market go client test CA' -keyout "$tls/ca.key" -out "$tls/ca.pem" \
-        -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign &&
-        openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
-            -subj '/CN=localhost' -keyout "$tls/server.key" -out "$tls/server.csr" &&
-        printf '%s\n' 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1' 'basicConstraints=CA:FALSE' \
-            'keyUsage=critical,digitalSignature' 'extendedKeyUsage=serverAuth' >"$tls/server.ext" &&
-        openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" \
-            -CAcreateserial -days 2 -extfile "$tls/server.ext" -out "$tls/server.pem"
-} >"$tls/openssl.log" 2>&1 || {
-    cat "$tls/openssl.log" >&2
-    die "could not make the test certificates"
+make_test_tls "$tls" 'market go client test CA' || {
+    echo "could not make the test certificates" >&2
+    exit 1
 }
-chmod 644 -- "$tls"/*.key
 
 export MARKET_RATE_LIMIT=10
 export MARKET_WEBHOOK_ALLOW_PRIVATE=1
@@ -112,7 +89,7 @@ export MARKET_WEBHOOK_RETRIES=1s,2s,4s
 export MARKET_WEBHOOK_CA_FILE=$tls/ca.pem
 export MARKET_IT_TLS_CERT=$tls/server.pem MARKET_IT_TLS_KEY=$tls/server.key
 
-PORT=$(free_port) || die "no free port"
+PORT=$(free_port 18400-18499) || die "no free port"
 t0=$SECONDS
 stack_started=1
 exports=$("$REPO/tools/stack" up --dir "$STACK_DIR" --port "$PORT" --workers 2)

@@ -21,30 +21,13 @@ set -euo pipefail
 
 HERE=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")" && pwd -P)
 REPO=$(cd -- "$HERE/../.." && pwd -P)
+# shellcheck source=../../tools/testlib.sh
+. "$REPO/tools/testlib.sh"
 cd "$HERE"
 
 say() { printf 'clients/js: %s\n' "$*" >&2; }
 
-port_in_use() { ss -ltnH "sport = :$1" 2>/dev/null | grep -q .; }
 # A free port: 18100-18199 first, else anywhere in 20000-60999.
-free_port() {
-    local p i
-    for ((i = 0; i < 40; i++)); do
-        p=$(shuf -i 18100-18199 -n 1)
-        if ! port_in_use "$p"; then
-            printf '%s\n' "$p"
-            return 0
-        fi
-    done
-    for ((i = 0; i < 200; i++)); do
-        p=$(shuf -i 20000-60999 -n 1)
-        if ! port_in_use "$p"; then
-            printf '%s\n' "$p"
-            return 0
-        fi
-    done
-    return 1
-}
 
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/market-js.XXXXXX")
 status=1
@@ -95,28 +78,15 @@ node_modules/.bin/tsc -p test/types/tsconfig.json
 
 # 3. A throwaway CA and a certificate for 127.0.0.1 (the HTTPS webhook receiver).
 tls=$DIR/tls
-mkdir -p -- "$tls"
-{
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
-        -subj '/CN=market js client test CA' -keyout "$tls/ca.key" -out "$tls/ca.pem" \
-        -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign &&
-        openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
-            -subj '/CN=localhost' -keyout "$tls/server.key" -out "$tls/server.csr" &&
-        printf '%s\n' 'subjectAltName=DNS:localhost,IP:127.0.0.1' 'basicConstraints=CA:FALSE' \
-            'keyUsage=critical,digitalSignature' 'extendedKeyUsage=serverAuth' >"$tls/server.ext" &&
-        openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" \
-            -CAcreateserial -days 2 -extfile "$tls/server.ext" -out "$tls/server.pem"
-} >"$tls/openssl.log" 2>&1 || {
-    cat "$tls/openssl.log" >&2
-    say "could not make the test certificates"
+make_test_tls "$tls" 'market js client test CA' || {
+    echo "could not make the test certificates" >&2
     exit 1
 }
-chmod 644 -- "$tls"/*.key # the test process reads them; the directory goes away at the end
 export TLS_CA=$tls/ca.pem TLS_CERT=$tls/server.pem TLS_KEY=$tls/server.key
 
 # 4. The stacks. Their variables must not leak into each other: each `up` runs with a
 # clean MARKET_* set of its own.
-PORT=$(free_port) || {
+PORT=$(free_port 18100-18199) || {
     say "no free port"
     exit 1
 }
@@ -124,7 +94,7 @@ t0=$SECONDS
 main_exports=$(env MARKET_WEBHOOK_ALLOW_PRIVATE=1 MARKET_WEBHOOK_RETRIES=1s,2s,4s \
     MARKET_WEBHOOK_CA_FILE="$TLS_CA" \
     "$REPO/tools/stack" up --dir "$DIR/main" --port "$PORT" --workers 2)
-RL_PORT=$(free_port) || {
+RL_PORT=$(free_port 18100-18199) || {
     say "no free port"
     exit 1
 }

@@ -20,6 +20,8 @@ set -euo pipefail
 
 HERE=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")" && pwd -P)
 REPO=$(cd -- "$HERE/../.." && pwd -P)
+# shellcheck source=../../tools/testlib.sh
+. "$REPO/tools/testlib.sh"
 
 say() { printf 'php-test: %s\n' "$*" >&2; }
 die() {
@@ -105,34 +107,13 @@ trap 'status=143; exit 143' TERM
 
 # --- a throwaway CA and a certificate for 127.0.0.1, for the HTTPS webhook receiver --------
 tls=$WORK/tls
-mkdir -p -- "$tls"
-{
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
-        -subj '/CN=market php client test CA' -keyout "$tls/ca.key" -out "$tls/ca.pem" \
-        -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign &&
-        openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
-            -subj '/CN=localhost' -keyout "$tls/server.key" -out "$tls/server.csr" &&
-        printf '%s\n' 'subjectAltName=DNS:localhost,IP:127.0.0.1' 'basicConstraints=CA:FALSE' \
-            'keyUsage=critical,digitalSignature' 'extendedKeyUsage=serverAuth' >"$tls/server.ext" &&
-        openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" \
-            -CAcreateserial -days 2 -extfile "$tls/server.ext" -out "$tls/server.pem"
-} >"$tls/openssl.log" 2>&1 || {
-    cat "$tls/openssl.log" >&2
-    die "could not make the test certificates"
+make_test_tls "$tls" 'market php client test CA' || {
+    echo "could not make the test certificates" >&2
+    exit 1
 }
-chmod 644 -- "$tls"/*.key
 export PHP_IT_TLS_CA=$tls/ca.pem PHP_IT_TLS_CERT=$tls/server.pem PHP_IT_TLS_KEY=$tls/server.key
 
-# --- the stack --------------------------------------------------------------------------------
-port_in_use() { ss -ltnH "sport = :$1" 2>/dev/null | grep -q .; }
-PORT=
-for p in $(shuf -i 18300-18399) $(shuf -i 20000-60999 -n 100); do
-    if ! port_in_use "$p"; then
-        PORT=$p
-        break
-    fi
-done
-[ -n "$PORT" ] || die "no free port"
+PORT=$(free_port 18300-18399) || die "no free port"
 
 export MARKET_RATE_LIMIT=20
 export MARKET_WEBHOOK_ALLOW_PRIVATE=1

@@ -21,22 +21,11 @@ set -euo pipefail
 
 HERE=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")" && pwd -P)
 REPO=$(cd -- "$HERE/../.." && pwd -P)
+# shellcheck source=../../tools/testlib.sh
+. "$REPO/tools/testlib.sh"
 PY=${PYTHON:-/usr/bin/python3}
 
 say() { printf 'python-client: %s\n' "$*" >&2; }
-
-port_in_use() { ss -ltnH "sport = :$1" 2>/dev/null | grep -q .; }
-free_port() {
-    local p i
-    for ((i = 0; i < 200; i++)); do
-        p=$(shuf -i 18200-18299 -n 1)
-        if ! port_in_use "$p"; then
-            printf '%s\n' "$p"
-            return 0
-        fi
-    done
-    "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 show_logs() {
     local f
@@ -77,23 +66,10 @@ trap 'status=143; exit 143' TERM
 # A throwaway CA, and a certificate for 127.0.0.1 and localhost signed by it: the tests'
 # HTTPS webhook receiver uses the certificate, market-webhookd trusts the CA.
 tls=$STACK_DIR/tls
-mkdir -p -- "$tls"
-{
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
-        -subj '/CN=market python client test CA' -keyout "$tls/ca.key" -out "$tls/ca.pem" \
-        -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign &&
-        openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
-            -subj '/CN=localhost' -keyout "$tls/server.key" -out "$tls/server.csr" &&
-        printf '%s\n' 'subjectAltName=DNS:localhost,IP:127.0.0.1' 'basicConstraints=CA:FALSE' \
-            'keyUsage=critical,digitalSignature' 'extendedKeyUsage=serverAuth' >"$tls/server.ext" &&
-        openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" \
-            -CAcreateserial -days 2 -extfile "$tls/server.ext" -out "$tls/server.pem"
-} >"$tls/openssl.log" 2>&1 || {
-    cat "$tls/openssl.log" >&2
-    say "could not make the test certificates"
+make_test_tls "$tls" 'market python client test CA' || {
+    echo "could not make the test certificates" >&2
     exit 1
 }
-chmod 644 -- "$tls"/*.key "$tls"/*.pem
 export MARKET_TEST_TLS_CA=$tls/ca.pem MARKET_TEST_TLS_CERT=$tls/server.pem MARKET_TEST_TLS_KEY=$tls/server.key
 export MARKET_WEBHOOK_CA_FILE=$MARKET_TEST_TLS_CA
 export MARKET_WEBHOOK_ALLOW_PRIVATE=1
@@ -101,7 +77,7 @@ export MARKET_WEBHOOK_RETRIES=1s,2s,4s
 # The tests expect the default limit (600); the rate-limit test lowers it itself.
 unset MARKET_RATE_LIMIT
 
-PORT=$(free_port)
+PORT=$(free_port 18200-18299)
 t0=$SECONDS
 exports=$("$REPO/tools/stack" up --dir "$STACK_DIR" --port "$PORT")
 eval "$exports"

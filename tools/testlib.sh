@@ -1,0 +1,50 @@
+# tools/testlib.sh: what the test scripts share (tests/e2e/run, clients/*/test.sh). Sourced,
+# not run:
+#
+#   . "$REPO/tools/testlib.sh"
+#   port=$(free_port [FIRST-LAST])   a TCP port nothing listens on: one of FIRST-LAST when
+#                                    given and one is free, else one of 20000-60999
+#   make_test_tls DIR NAME           a throwaway CA named NAME and a certificate for
+#                                    localhost and 127.0.0.1 signed by it: DIR/ca.pem,
+#                                    DIR/server.pem, DIR/server.key (readable by the test
+#                                    processes). On failure prints openssl's output on
+#                                    stderr and returns 1.
+# shellcheck shell=bash
+
+port_in_use() { ss -ltnH "sport = :$1" 2>/dev/null | grep -q .; }
+
+free_port() {
+    local range p i
+    for range in ${1:+"$1"} 20000-60999; do
+        for ((i = 0; i < 100; i++)); do
+            p=$(shuf -i "$range" -n 1)
+            if ! port_in_use "$p"; then
+                printf '%s\n' "$p"
+                return 0
+            fi
+        done
+    done
+    return 1
+}
+
+make_test_tls() {
+    local dir=$1 name=$2
+    mkdir -p -- "$dir"
+    if ! {
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+            -subj "/CN=$name" -keyout "$dir/ca.key" -out "$dir/ca.pem" \
+            -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign &&
+            openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+                -subj '/CN=localhost' -keyout "$dir/server.key" -out "$dir/server.csr" &&
+            printf '%s\n' 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1' 'basicConstraints=CA:FALSE' \
+                'keyUsage=critical,digitalSignature' 'extendedKeyUsage=serverAuth' >"$dir/server.ext" &&
+            openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" \
+                -CAcreateserial -days 2 -extfile "$dir/server.ext" -out "$dir/server.pem"
+    } >"$dir/openssl.log" 2>&1; then
+        cat "$dir/openssl.log" >&2
+        return 1
+    fi
+    # The tests' own processes (and the webhook receivers they start) read the key; the
+    # directory is removed with the test's.
+    chmod 644 -- "$dir"/*.key "$dir"/*.pem
+}
