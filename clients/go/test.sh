@@ -22,7 +22,7 @@ set -euo pipefail
 
 HERE=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")" && pwd -P)
 REPO=$(cd -- "$HERE/../.." && pwd -P)
-# shellcheck source=../../tools/testlib.sh
+# shellcheck source=tools/testlib.sh
 . "$REPO/tools/testlib.sh"
 
 say() { printf 'go-client: %s\n' "$*" >&2; }

@@ -21,7 +21,7 @@ set -euo pipefail
 
 HERE=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")" && pwd -P)
 REPO=$(cd -- "$HERE/../.." && pwd -P)
-# shellcheck source=../../tools/testlib.sh
+# shellcheck source=tools/testlib.sh
 . "$REPO/tools/testlib.sh"
 cd "$HERE"
 
