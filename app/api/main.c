@@ -101,6 +101,7 @@ static bool worker_init(worker *w)
     db_listen(w->db, CATALOGUE_CHANNEL);
     db_ready(w->db); /* connect now if we can; requests reconnect if we cannot */
     w->pages = ring_cache_new(PAGE_CACHE_BYTES, PAGE_CACHE_SLOTS, w->cfg.page_cache_ms);
+    buf_init(&w->page_key, 512);
     return true;
 }
 
@@ -173,6 +174,7 @@ static long long now_ms(void)
  * parameter has none), which is everything a catalogue answer depends on. */
 static void cache_key(const catalogue_read *read, buf *key)
 {
+    buf_clear(key);
     buf_puts(key, read->stmt->name);
     for (int i = 0; i < read->stmt->nparams; i++) {
         const char *p = read->params[i];
@@ -230,15 +232,13 @@ static void serve_catalogue(request *r, const catalogue_route *route)
         return;
     }
 
-    buf key;
-    buf_init(&key, 256);
-    cache_key(&read, &key);
+    buf *key = &r->w->page_key;
+    cache_key(&read, key);
     long long now = now_ms();
     const char *kept;
     size_t kept_len;
-    if (ring_cache_get(r->w->pages, key.data, key.len, now, &kept, &kept_len)) {
-        serve_kept(r, route, &read, &q, &key, now, kept, kept_len);
-        buf_free(&key);
+    if (ring_cache_get(r->w->pages, key->data, key->len, now, &kept, &kept_len)) {
+        serve_kept(r, route, &read, &q, key, now, kept, kept_len);
         return;
     }
     db_stmt *stmts[2] = {auth_statement(), read.stmt};
@@ -249,9 +249,8 @@ static void serve_catalogue(request *r, const catalogue_route *route)
         request_result_ok(r, read.stmt, out[1])) {
         if (db_notified(r->w->db)) /* older pages may be stale; this one is fresh */
             ring_cache_clear(r->w->pages);
-        render_and_keep(r, route, &read, out[1], &key, now);
+        render_and_keep(r, route, &read, out[1], key, now);
     }
-    buf_free(&key);
 }
 
 /* The order of checks of contract section 2: 401, 429, 404/405, 403, then the handler

@@ -33,6 +33,7 @@ typedef struct {
     uint8_t idem_key[SHA256_LEN];   /* encryption key of stored idempotent responses */
     const char *files_prefix;       /* path of MARKET_DOWNLOAD_BASE_URL, e.g. "/files" */
     struct ring_cache *pages;       /* recent catalogue answers (main.c) */
+    buf page_key;                   /* the current request's key into pages, reused */
 } worker;
 
 /* The authenticated API key. */
