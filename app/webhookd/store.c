@@ -54,6 +54,13 @@ static const char record_sql[] =
     "        delivered_at = CASE WHEN $6::text = 'delivered' THEN now() ELSE delivered_at END"
     "  WHERE id = $1::bigint AND leased_by = $8::text AND status = 'pending'";
 
+/* A drainer holds its leases only while it lives: it renews all of them every few seconds
+ * while sends are in flight, so a drainer that dies hands its deliveries back as soon as
+ * one short lease runs out, whatever the send timeout. */
+static const char renew_sql[] = "UPDATE webhook_deliveries"
+                                "   SET lease_until = now() + $2::integer * interval '1 second'"
+                                " WHERE leased_by = $1::text AND status = 'pending'";
+
 struct store {
     char *conninfo;
     char *worker;
@@ -160,7 +167,8 @@ static bool session_setup(PGconn *c)
 {
     return command_ok(c, "SET synchronous_commit = off") &&
            command_ok(c, "SET statement_timeout = '30s'") && command_ok(c, "LISTEN " CHANNEL) &&
-           prepare_ok(c, "claim", claim_sql) && prepare_ok(c, "record", record_sql);
+           prepare_ok(c, "claim", claim_sql) && prepare_ok(c, "record", record_sql) &&
+           prepare_ok(c, "renew", renew_sql);
 }
 
 static bool store_connect(store *s)
@@ -270,6 +278,26 @@ int store_claim(store *s, int max, delivery *out)
     }
     PQclear(r);
     return n < max ? n : max;
+}
+
+bool store_renew(store *s)
+{
+    if (!store_ready(s))
+        return false;
+    char lease[24];
+    snprintf(lease, sizeof lease, "%ld", s->lease_seconds);
+    const char *params[] = {s->worker, lease};
+    PGresult *r = PQexecPrepared(s->conn, "renew", 2, params, NULL, NULL, 0);
+    if (connection_failed(s, r))
+        return false;
+    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    if (!ok) {
+        char msg[512];
+        one_line(PQresultErrorMessage(r), msg, sizeof msg);
+        log_error("renewing leases failed: %s", msg);
+    }
+    PQclear(r);
+    return ok;
 }
 
 /* Queues one outcome's statement and its sync point; false if the connection failed. */

@@ -34,6 +34,10 @@ bool store_notified(store *s);
  * when the database is unreachable. */
 int store_claim(store *s, int max, delivery *out);
 
+/* Extends every lease this process holds by lease_seconds from now; false when the
+ * database is unreachable (the leases then run out and other drainers resend). */
+bool store_renew(store *s);
+
 typedef enum {
     STORE_RECORDED,
     STORE_DOWN,    /* not recorded: try again later (recording is idempotent) */
