@@ -30,7 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define URL_MAX 2048     /* bytes of the whole URL (contract section 6) */
+#define URL_MAX 2048     /* bytes of the whole URL (docs/contract.md section 6) */
 #define URL_HOST_MAX 253 /* bytes of a DNS name; an IPv6 literal is shorter */
 
 typedef enum {

@@ -1,5 +1,5 @@
 /* market-admin: the command-line tool that stands in for the seller dashboard and the
- * payment system (contract section 9). One file per command group; this header holds
+ * payment system (docs/contract.md section 9). One file per command group; this header holds
  * what they share: failing with one line, options, and a thin layer over libpq. */
 #ifndef MARKET_ADMIN_H
 #define MARKET_ADMIN_H

@@ -1,4 +1,4 @@
-/* import FILE|-: load a JSON document (contract section 9) in one transaction. */
+/* import FILE|-: load a JSON document (docs/contract.md section 9) in one transaction. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* idempotency: the Idempotency-Key header of the POST routes (contract section 6).
+/* idempotency: the Idempotency-Key header of the POST routes (docs/contract.md section 6).
  *
  * The same key and request from the same API key within 24 hours replays the first
  * response (same status, same body); the same key with another request is 409

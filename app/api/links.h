@@ -1,4 +1,4 @@
-/* links: download link tokens (contract section 6, POST /v1/downloads/:id/link).
+/* links: download link tokens (docs/contract.md section 6, POST /v1/downloads/:id/link).
  *
  * A token is base64url(link_id || MAC), 43 characters, where link_id is 16 random bytes
  * and MAC the first 16 bytes of HMAC-SHA256(link key, "dl1" || link_id). Consequences:

@@ -1,7 +1,7 @@
 /* market-api: the FastCGI worker.
  *
  * spawn-fcgi hands it a listening socket as fd 0; it accepts one request at a time,
- * checks it in the order of contract section 2 (key, rate limit, route, scope, input),
+ * checks it in the order of docs/contract.md section 2 (key, rate limit, route, scope, input),
  * runs the route's handler and writes the response. Many such processes (multiwatch
  * restarts any that dies) share the socket; they share nothing else but PostgreSQL. */
 #include <fcgiapp.h>
@@ -319,7 +319,7 @@ static void serve_catalogue(request *r, const catalogue_route *route)
     }
 }
 
-/* The order of checks of contract section 2: 401, 429, 404/405, 403, then the handler
+/* The order of checks of docs/contract.md section 2: 401, 429, 404/405, 403, then the handler
  * (which answers 400/413/415 for its input). The download location is outside /v1 and
  * takes no API key: the token in its path is the credential. */
 static void dispatch(request *r)

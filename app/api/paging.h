@@ -1,4 +1,4 @@
-/* paging: the parts of cursor pagination every list route shares (contract section 5). */
+/* paging: the parts of cursor pagination every list route shares (docs/contract.md section 5). */
 #ifndef MARKET_PAGING_H
 #define MARKET_PAGING_H
 

@@ -82,7 +82,7 @@ typedef struct request {
 /* Starts a JSON response with status: clears the body and points r->json at it. */
 void respond_json(request *r, int status);
 
-/* Replaces the response with the error envelope of contract section 4. param may be NULL.
+/* Replaces the response with the error envelope of docs/contract.md section 4. param may be NULL.
  * Returns false so that callers can `return respond_error(...)` from bool functions. */
 bool respond_error(request *r, int status, const char *type, const char *code, const char *param,
                    const char *fmt, ...) __attribute__((format(printf, 6, 7)));

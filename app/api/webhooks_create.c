@@ -1,4 +1,4 @@
-/* POST /v1/webhooks: subscribes an HTTPS endpoint to events (contract sections 6 and 7).
+/* POST /v1/webhooks: subscribes an HTTPS endpoint to events (docs/contract.md sections 6 and 7).
  *
  * Body {"url", "events", "description"}:
  *   url          required; a strict absolute https URL (lib/url.h), normalised (scheme and

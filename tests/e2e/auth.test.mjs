@@ -1,4 +1,4 @@
-// Authentication, scopes and the order of checks (contract section 2), and key rotation
+// Authentication, scopes and the order of checks (docs/contract.md section 2), and key rotation
 // and revocation through market-admin: 401 missing_api_key / invalid_api_key /
 // api_key_expired with WWW-Authenticate, 403 insufficient_scope naming the scope, and
 // 401 -> 404/405 -> 403 -> 400 in that order (the 429 step is in ratelimit.test.mjs).

@@ -53,7 +53,7 @@ async function walkPages(first, { key = testKey, onPage } = {}) {
   return pages;
 }
 
-// The orders of contract section 5, on fixture products.
+// The orders of docs/contract.md section 5, on fixture products.
 const byId = (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 const priceOf = (p) => major(p.minor, p.currency);
 // Relevance of q=widget: rank 1 when the title matches, else 0 (a description match);

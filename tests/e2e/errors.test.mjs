@@ -1,4 +1,4 @@
-// The error rules of contract sections 1, 4 and 5 as the three catalogue routes meet
+// The error rules of docs/contract.md sections 1, 4 and 5 as the three catalogue routes meet
 // them: routes and methods (404 route_not_found, 405 with Allow), strict query parsing
 // (parameter_invalid, parameter_unknown, parameter_duplicated with the right param),
 // hostile input (malformed percent-encoding, invalid UTF-8, NUL, over-long values, a

@@ -1,4 +1,4 @@
-// The shared rate limit of contract section 3: 600 requests per key per window aligned to
+// The shared rate limit of docs/contract.md section 3: 600 requests per key per window aligned to
 // the Unix minute, counted in PostgreSQL across every worker; a burst of 650 gets exactly
 // 600 answers and 50 x 429 with Retry-After; rejected requests do not count; the next
 // window starts afresh; every authenticated answer carries the X-RateLimit headers; 401

@@ -1,6 +1,6 @@
 // Smoke tests of the stack itself: what nginx answers on the API's server, that it hands
 // every request to the FastCGI workers without redirecting, and that a worker that dies
-// is replaced (contract sections 1 and 10).
+// is replaced (docs/contract.md sections 1 and 10).
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

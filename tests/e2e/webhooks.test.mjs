@@ -1,4 +1,4 @@
-// POST /v1/webhooks and the deliveries of market-webhookd, end to end (contract sections
+// POST /v1/webhooks and the deliveries of market-webhookd, end to end (docs/contract.md sections
 // 6 and 7): subscriptions through the API, events caused through market-admin (import,
 // refund, payout), delivered by the stack's real drainer to a real HTTPS receiver on
 // 127.0.0.1, verified with the standardwebhooks package and by hand. Also the input rules

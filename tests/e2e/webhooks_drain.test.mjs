@@ -1,4 +1,4 @@
-// market-webhookd under stress, end to end (contract section 7): several drainers sharing
+// market-webhookd under stress, end to end (docs/contract.md section 7): several drainers sharing
 // one outbox deliver each event exactly once in normal operation; a drainer killed with
 // SIGKILL mid-batch loses nothing (its 10 s leases run out and another drainer sends them);
 // a send slower than the lease keeps its lease (renewed every 3 s);

@@ -115,7 +115,7 @@ export function admin(args, input) {
   return r.stdout;
 }
 
-/** market-admin import of a document in the format of contract section 9. */
+/** market-admin import of a document in the format of docs/contract.md section 9. */
 export function importDoc(doc) {
   return admin(['import', '-'], JSON.stringify(doc));
 }

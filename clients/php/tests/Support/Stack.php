@@ -103,7 +103,7 @@ final class Stack
         return '#num:' . $decimal;
     }
 
-    /** market-admin import of a document (contract section 9); see num() for exact numbers. */
+    /** market-admin import of a document (docs/contract.md section 9); see num() for exact numbers. */
     public static function import(array $doc): void
     {
         $json = json_encode($doc, JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES | JSON_PRESERVE_ZERO_FRACTION);
