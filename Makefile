@@ -24,6 +24,10 @@ API_SRC      := $(wildcard app/api/*.c)
 WEBHOOKD_SRC := $(wildcard app/webhookd/*.c)
 ADMIN_SRC    := $(wildcard app/admin/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
+# The pure parts of the programs, unit tested beside lib/: linked into the unit binary
+# without the programs' main.c. The tests include them as "webhookd/retry.h" and so on.
+UNIT_APP_SRC := app/webhookd/retry.c app/webhookd/duetimes.c app/webhookd/target.c \
+                app/webhookd/cabundle.c app/api/mime.c app/api/links.c
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
@@ -49,8 +53,10 @@ $(BUILD)/market-webhookd: $(call obj,$(WEBHOOKD_SRC)) $(BUILD)/libmarket.a
 $(BUILD)/market-admin: $(call obj,$(ADMIN_SRC)) $(BUILD)/libmarket.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
-$(BUILD)/unit-tests: $(call obj,$(UNIT_SRC)) $(BUILD)/libmarket.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs check) $(PKG_LIBS)
+$(call obj,$(UNIT_SRC)): CPPFLAGS += -Iapp
+
+$(BUILD)/unit-tests: $(call obj,$(UNIT_SRC) $(UNIT_APP_SRC)) $(BUILD)/libmarket.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs check) -lcurl $(PKG_LIBS)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

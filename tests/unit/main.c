@@ -16,12 +16,17 @@ int main(void)
     if (!crypto_init())
         return EXIT_FAILURE;
     Suite *(*const suites[])(void) = {
-        arena_suite,      buf_suite,      config_suite, crypto_suite,   cursor_suite,
-        json_body_suite,  json_out_suite, money_suite,  netcheck_suite, query_suite,   replica_suite,
-        ring_cache_suite, route_suite,    text_suite,   url_suite,      webhook_sign_suite};
+        arena_suite,    buf_suite,       config_suite,   crypto_suite,
+        cursor_suite,   json_body_suite, json_out_suite, money_suite,
+        netcheck_suite, query_suite,     replica_suite,  ring_cache_suite,
+        route_suite,    text_suite,      url_suite,      webhook_sign_suite};
+    Suite *(*const app_suites[])(void) = {cabundle_suite, duetimes_suite, links_suite,
+                                          mime_suite,     retry_suite,    target_suite};
     SRunner *runner = srunner_create(NULL);
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
         srunner_add_suite(runner, suites[i]());
+    for (size_t i = 0; i < sizeof app_suites / sizeof app_suites[0]; i++)
+        srunner_add_suite(runner, app_suites[i]());
     srunner_run_all(runner, CK_NORMAL);
     int failed = srunner_ntests_failed(runner);
     srunner_free(runner);

@@ -1,4 +1,4 @@
-/* The unit test suites, one per lib module; main.c runs them all. */
+/* The unit test suites, one per module of lib/ and app/; main.c runs them all. */
 #ifndef MARKET_UNIT_H
 #define MARKET_UNIT_H
 
@@ -21,6 +21,14 @@ Suite *route_suite(void);
 Suite *text_suite(void);
 Suite *url_suite(void);
 Suite *webhook_sign_suite(void);
+
+/* The pure parts of the programs (app/), linked in without their main.c. */
+Suite *cabundle_suite(void);
+Suite *duetimes_suite(void);
+Suite *links_suite(void);
+Suite *mime_suite(void);
+Suite *retry_suite(void);
+Suite *target_suite(void);
 
 /* True when Check runs each test in a child process (CK_FORK is not "no"). Tests that
  * expect abort() are only added then: without a child they would end the whole run. */
