@@ -33,7 +33,7 @@ obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
 PROGRAMS = $(BUILD)/market-api $(BUILD)/market-webhookd $(BUILD)/market-admin
 
-.PHONY: all run check deps unit unit-asan admin-test e2e clients-check fuzz bench format tidy \
+.PHONY: all run check deps unit unit-asan admin-test triggers-test e2e clients-check fuzz bench format tidy \
         clean
 all: $(PROGRAMS)
 
@@ -84,6 +84,11 @@ unit-asan:
 admin-test: $(BUILD)/market-admin
 	tests/admin/run.sh
 
+# The event triggers of the webhook outbox (tests/webhooks/triggers_test.sql) against a
+# scratch PostgreSQL cluster of their own, migrated by market-admin.
+triggers-test: $(BUILD)/market-admin
+	tests/webhooks/run.sh
+
 fuzz:
 	tests/fuzz/run
 
@@ -111,6 +116,7 @@ check: deps
 	$(MAKE) unit-asan
 	$(MAKE) fuzz
 	$(MAKE) admin-test
+	$(MAKE) triggers-test
 	$(MAKE) e2e
 	$(MAKE) clients-check
 

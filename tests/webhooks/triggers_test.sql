@@ -1,4 +1,6 @@
--- Checks of 003_event_triggers.sql. Run against a scratch database that has 001..003:
+-- Checks of the event triggers (003_event_triggers.sql and the migrations after it).
+-- tests/webhooks/run.sh (make triggers-test) runs it against a scratch database with every
+-- migration:
 --   psql -X -v ON_ERROR_STOP=1 -d DB -f tests/webhooks/triggers_test.sql
 -- Every check is an assertion; the script stops at the first failure.
 \set QUIET on
