@@ -2,7 +2,8 @@
 // one outbox deliver each event exactly once in normal operation; a drainer killed with
 // SIGKILL mid-batch loses nothing (its 10 s leases run out and another drainer sends them);
 // a send slower than the lease keeps its lease (renewed every 3 s);
-// a receiver that is down for a while gets everything once it is back.
+// a drainer stopped with SIGTERM waits for the answers of its sends in flight, records
+// them and exits 0; a receiver that is down for a while gets everything once it is back.
 //
 // Besides the stack's own drainer, this file starts market-webhookd processes of its own
 // with the harness's environment (MARKET_DB, MARKET_SECRET_FILE, MARKET_WEBHOOK_CA_FILE,
@@ -30,8 +31,8 @@ before(async () => {
   assert.equal(process.env.MARKET_WEBHOOK_ALLOW_PRIVATE, '1', 'run with MARKET_WEBHOOK_ALLOW_PRIVATE=1 (tests/e2e/run sets it)');
   importDoc({
     mode: 'test',
-    accounts: ['a', 'b', 'c', 'd'].map((s) => ({ id: acct(s) })),
-    sellers: ['a', 'b', 'c', 'd'].map((s) => ({ id: seller(s), account: acct(s), name: `Drain seller ${s}` })),
+    accounts: ['a', 'b', 'c', 'd', 'e'].map((s) => ({ id: acct(s) })),
+    sellers: ['a', 'b', 'c', 'd', 'e'].map((s) => ({ id: seller(s), account: acct(s), name: `Drain seller ${s}` })),
   });
   rx = await startReceiver();
 });
@@ -177,6 +178,30 @@ test('a send that outlasts the lease keeps it: a slow receiver gets the event on
   first.kill('SIGTERM');
   second.kill('SIGTERM');
   await Promise.all([first.exited, second.exited]);
+});
+
+test('SIGTERM with sends in flight: the drainer waits for their answers, records them and exits 0', async () => {
+  // The receiver answers 3 s after each request, so the drainer holds sends in flight
+  // when it is told to stop; its leases (10 s) keep the stack's drainer off them meanwhile.
+  // More events than the stack's drainer takes at once (64 in flight), so ours gets some.
+  const N = 100;
+  rx.route('/inflight', () => ({ status: 204, delayMs: 3000 }));
+  const sub = await subscribe('e', rx.url('/inflight'));
+  const drainer = await startDrainer();
+  payouts('e', N);
+  await waitUntil(() => leasedBy(sub.id, drainer.pid) > 0, 'the drainer to hold leases', 10000);
+  const held = psql(`SELECT id FROM webhook_deliveries WHERE subscription_id = '${sub.id}'
+    AND status = 'pending' AND leased_by LIKE '%:${drainer.pid}:%'`).split('\n').filter(Boolean);
+  drainer.kill('SIGTERM');
+  const { code } = await drainer.exited;
+  assert.equal(code, 0, `market-webhookd exits 0 after its sends in flight: ${drainer.log}`);
+  // Right at its exit, before any other drainer could have taken them over: each held
+  // delivery was sent once, answered, recorded and its lease given back.
+  assert.equal(psql(`SELECT count(*) FROM webhook_deliveries WHERE id IN (${held.join(',')})
+    AND status = 'delivered' AND attempts = 1 AND lease_until IS NULL`), String(held.length));
+  assert.equal(psql(`SELECT count(*) FROM webhook_attempts WHERE delivery_id IN (${held.join(',')})
+    AND http_status = 204`), String(held.length));
+  await waitUntil(() => statusCounts(sub.id) === `delivered ${N}`, `all ${N} delivered`);
 });
 
 // ---------------------------------------------------------------------------------------
