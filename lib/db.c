@@ -187,7 +187,7 @@ void db_connect_start(db *d)
     d->connecting = true;
     /* libpq's rule: after PQconnectStart, act as if PQconnectPoll said WRITING. */
     d->poll_state = PGRES_POLLING_WRITING;
-    d->connect_deadline_ms = d->last_attempt_ms + 1000 * atoi(CONNECT_TIMEOUT);
+    d->connect_deadline_ms = d->last_attempt_ms + 1000 * strtol(CONNECT_TIMEOUT, NULL, 10);
 }
 
 /* True when the socket is ready for what libpq waits for, without waiting. */

@@ -27,6 +27,7 @@ void fail(const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     fail_with(EXIT_FAILURE, fmt, ap);
+    /* cppcheck-suppress va_end_missing ; fail_with exits, so nothing returns here */
 }
 
 void usage_fail(const char *fmt, ...)
@@ -34,6 +35,7 @@ void usage_fail(const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     fail_with(EXIT_USAGE, fmt, ap);
+    /* cppcheck-suppress va_end_missing ; fail_with exits, so nothing returns here */
 }
 
 static option *find_option(option *opts, size_t nopts, const char *name, size_t namelen)

@@ -11,7 +11,7 @@ void catalogue_write_item(json_writer *j, const PGresult *res, int row, int firs
     jw_kv_string(j, "id", PQgetvalue(res, row, first));
     jw_kv_string(j, "title", PQgetvalue(res, row, first + 1));
     jw_kv_money(j, "price", strtoll(PQgetvalue(res, row, first + 2), NULL, 10),
-                atoi(PQgetvalue(res, row, first + 3)));
+                (int)strtol(PQgetvalue(res, row, first + 3), NULL, 10));
     jw_kv_string(j, "seller", PQgetvalue(res, row, first + 4));
     jw_object_end(j);
 }

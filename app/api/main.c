@@ -140,7 +140,7 @@ static void request_begin(request *r, FCGX_Request *fcgi)
         id = FCGX_GetParam("REQUEST_ID", env);
     if (id == NULL || !token_valid(id, 64, "._-")) {
         char *fresh = arena_alloc(r->arena, 33);
-        memcpy(fresh, "req_", 4);
+        memcpy(fresh, "req_", sizeof "req_");
         crypto_random_alnum(fresh + 4, 24);
         id = fresh;
     }
@@ -387,7 +387,7 @@ static void write_response(request *r, FCGX_Request *fcgi, buf *head)
  * next request without waiting for nginx (FCGX_Detach makes libfcgi's close plain). */
 static bool listens_on_unix_socket(void)
 {
-    struct sockaddr_storage addr;
+    struct sockaddr_storage addr = {0};
     socklen_t len = sizeof addr;
     return getsockname(0, (struct sockaddr *)&addr, &len) == 0 && addr.ss_family == AF_UNIX;
 }

@@ -11,16 +11,19 @@ bool unit_forking(void)
     return mode == NULL || strcmp(mode, "no") != 0;
 }
 
+/* Makes one suite (arena_suite, ...). */
+typedef Suite *(*suite_fn)(void);
+
 int main(void)
 {
     if (!crypto_init())
         return EXIT_FAILURE;
-    Suite *(*const suites[])(void) = {
+    static const suite_fn suites[] = {
         arena_suite,    buf_suite,       config_suite,   crypto_suite,
         cursor_suite,   json_body_suite, json_out_suite, money_suite,
         netcheck_suite, query_suite,     replica_suite,  ring_cache_suite,
         route_suite,    text_suite,      url_suite,      webhook_sign_suite};
-    Suite *(*const app_suites[])(void) = {cabundle_suite, duetimes_suite, links_suite,
+    static const suite_fn app_suites[] = {cabundle_suite, duetimes_suite, links_suite,
                                           mime_suite,     retry_suite,    target_suite};
     SRunner *runner = srunner_create(NULL);
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)

@@ -19,7 +19,8 @@ END_TEST
 START_TEST(rejects_bad_lsn)
 {
     uint64_t v = 7;
-    const char *bad[] = {"", "16", "16/", "/B3", "16/B3 ", "16/B3x", "x/1", NULL};
+    const char *bad[] = {"",       "16",  "16/",         "/B3",         "16/B3 ",
+                         "16/B3x", "x/1", "100000000/0", "0/100000000", NULL};
     for (int i = 0; bad[i] != NULL; i++)
         ck_assert_msg(!lsn_parse(bad[i], &v), "accepted \"%s\"", bad[i]);
     ck_assert(!lsn_parse(NULL, &v));

@@ -19,7 +19,7 @@ static void expect_invalid(const char *const *urls, size_t n)
     }
 }
 
-#define EXPECT_INVALID(list) expect_invalid(list, sizeof list / sizeof list[0])
+#define EXPECT_INVALID(list) expect_invalid((list), sizeof(list) / sizeof((list)[0]))
 
 START_TEST(accepts_https)
 {
@@ -191,12 +191,12 @@ START_TEST(host_length)
     url_parts u;
     char url[400];
     /* A 63-byte label passes, 64 does not. */
-    strcpy(url, "https://");
+    memcpy(url, "https://", sizeof "https://");
     memset(url + 8, 'a', 63);
-    strcpy(url + 71, ".com/");
+    memcpy(url + 71, ".com/", sizeof ".com/");
     ck_assert_int_eq(parse(url, &u), URL_OK);
     memset(url + 8, 'a', 64);
-    strcpy(url + 72, ".com/");
+    memcpy(url + 72, ".com/", sizeof ".com/");
     ck_assert_int_eq(parse(url, &u), URL_INVALID);
 
     /* 253 bytes of name pass, 254 do not: labels of 50 joined by dots. */
@@ -204,7 +204,7 @@ START_TEST(host_length)
     while (strlen(host) < 253) {
         strncat(host, "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", 253 - strlen(host));
         if (strlen(host) < 253)
-            strcat(host, ".");
+            strncat(host, ".", 1);
     }
     ck_assert_uint_eq(strlen(host), 253);
     snprintf(url, sizeof url, "https://%s/", host);
