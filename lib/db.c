@@ -18,6 +18,7 @@ struct db {
     long long last_attempt_ms;
     bool down;
     char *listen_channel; /* LISTENed on every new connection, or NULL */
+    char *session_sql;    /* the program's own settings for every new session, or NULL */
     bool notified;        /* a notification arrived, or the connection was renewed */
 
     /* A connection being opened without blocking (db_connect_start). */
@@ -69,14 +70,17 @@ void db_close(db *d)
     free(d->conninfo);
     free(d->application_name);
     free(d->listen_channel);
+    free(d->session_sql);
     free(d->prepared);
     free(d);
 }
 
-static void ignore_notice(void *arg, const char *message)
+/* Sessions run with client_min_messages = warning, so what arrives here is a warning or
+ * the server's last word before it closes the connection (a shutdown): worth one line. */
+static void log_notice(void *arg, const char *message)
 {
     (void)arg;
-    (void)message;
+    log_info("database: %s", message);
 }
 
 static bool db_listen_now(db *d)
@@ -116,12 +120,17 @@ static bool session_setup(db *d)
      * Statements here are short and many run at once: no parallel workers, which also
      * keeps a UNION ALL's branches in their written order (the relevance search relies
      * on it to read its second rank only when the first runs out). */
-    PQsetNoticeProcessor(d->conn, ignore_notice, NULL);
+    PQsetNoticeProcessor(d->conn, log_notice, NULL);
     PGresult *r = PQexec(d->conn, "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; "
                                   "SET client_min_messages = warning; "
                                   "SET max_parallel_workers_per_gather = 0");
     bool set_ok = PQresultStatus(r) == PGRES_COMMAND_OK;
     PQclear(r);
+    if (set_ok && d->session_sql != NULL) {
+        r = PQexec(d->conn, d->session_sql);
+        set_ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+        PQclear(r);
+    }
     if (!set_ok) {
         log_error("database session setup failed: %s", PQerrorMessage(d->conn));
         db_disconnect(d);
@@ -504,4 +513,30 @@ const char *db_error(db *d)
     if (d->conn != NULL && PQstatus(d->conn) == CONNECTION_BAD)
         keep_error(d, PQerrorMessage(d->conn));
     return d->last_error[0] != '\0' ? d->last_error : "not connected";
+}
+
+void db_set_session(db *d, const char *sql)
+{
+    free(d->session_sql);
+    d->session_sql = strdup(sql);
+    if (d->session_sql == NULL)
+        abort();
+}
+
+int db_socket(db *d)
+{
+    return d->conn != NULL && !d->connecting ? PQsocket(d->conn) : -1;
+}
+
+bool db_consume(db *d)
+{
+    if (d->conn == NULL || d->connecting)
+        return false;
+    if (PQconsumeInput(d->conn) && PQstatus(d->conn) == CONNECTION_OK)
+        return true;
+    if (!d->down)
+        log_error("database connection lost: %s", PQerrorMessage(d->conn));
+    d->down = true;
+    db_disconnect(d);
+    return false;
 }
