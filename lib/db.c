@@ -27,6 +27,8 @@ struct db {
     long long connect_deadline_ms;
 
     char last_error[256]; /* why the last connection was dropped, one line */
+    bool fail_fast;       /* a tool: no logging, no reconnecting behind its back */
+    bool connected_once;
 };
 
 /* Statement ids, process-wide, so that one statement has one slot in every
@@ -142,6 +144,7 @@ static bool session_setup(db *d)
         d->down = true;
         return false;
     }
+    d->connected_once = true;
     if (d->down)
         log_info("database connection restored");
     d->down = false;
@@ -157,7 +160,7 @@ static bool db_connect(db *d)
     d->last_attempt_ms = now_ms();
     d->conn = connect_with_defaults(d, true);
     if (PQstatus(d->conn) != CONNECTION_OK) {
-        if (!d->down) /* log the transition, not every retry */
+        if (!d->down && !d->fail_fast) /* log the transition, not every retry */
             log_error("database connection failed: %s", PQerrorMessage(d->conn));
         d->down = true;
         return false;
@@ -241,6 +244,8 @@ bool db_ready(db *d)
 {
     if (d->conn != NULL && !d->connecting && PQstatus(d->conn) == CONNECTION_OK)
         return true;
+    if (d->fail_fast && d->connected_once)
+        return false; /* the session (and whatever it held) is gone: the tool fails */
     if (now_ms() - d->last_attempt_ms < DB_RETRY_MS)
         return false;
     return db_connect(d);
@@ -266,7 +271,7 @@ const char *db_sqlstate(const PGresult *r)
 static PGresult *db_checked(db *d, PGresult *r)
 {
     if (PQstatus(d->conn) != CONNECTION_OK) {
-        if (!d->down)
+        if (!d->down && !d->fail_fast)
             log_error("database connection lost");
         d->down = true;
         PQclear(r);
@@ -294,7 +299,7 @@ PGresult *db_exec(db *d, db_stmt *stmt, const char *const *params)
      * run the statement again rather than fail a request the database could serve. */
     bool idle = PQtransactionStatus(d->conn) == PQTRANS_IDLE;
     PGresult *r = db_exec_once(d, stmt, params);
-    if (r == NULL && idle && db_connect(d))
+    if (r == NULL && idle && !d->fail_fast && db_connect(d))
         r = db_exec_once(d, stmt, params);
     return r;
 }
@@ -429,7 +434,7 @@ static bool db_pipeline_once(db *d, int n, db_stmt *const *stmts, const char *co
     }
     if (syncs < n || !PQexitPipelineMode(c) || PQstatus(c) != CONNECTION_OK) {
         clear_results(n, out);
-        if (!d->down)
+        if (!d->down && !d->fail_fast)
             log_error("database connection lost: %s", PQerrorMessage(c));
         d->down = true;
         db_disconnect(d);
@@ -447,7 +452,7 @@ bool db_exec_pipeline(db *d, int n, db_stmt *const *stmts, const char *const *co
     bool idle = PQtransactionStatus(d->conn) == PQTRANS_IDLE;
     if (db_pipeline_once(d, n, stmts, params, out))
         return true;
-    return idle && db_connect(d) && db_pipeline_once(d, n, stmts, params, out);
+    return idle && !d->fail_fast && db_connect(d) && db_pipeline_once(d, n, stmts, params, out);
 }
 
 bool db_send(db *d, db_stmt *stmt, const char *const *params)
@@ -534,9 +539,21 @@ bool db_consume(db *d)
         return false;
     if (PQconsumeInput(d->conn) && PQstatus(d->conn) == CONNECTION_OK)
         return true;
-    if (!d->down)
+    if (!d->down && !d->fail_fast)
         log_error("database connection lost: %s", PQerrorMessage(d->conn));
     d->down = true;
     db_disconnect(d);
     return false;
+}
+
+void db_fail_fast(db *d)
+{
+    d->fail_fast = true;
+}
+
+PGresult *db_exec_params(db *d, const char *sql, int nparams, const char *const *params)
+{
+    if (!db_ready(d))
+        return NULL;
+    return db_checked(d, PQexecParams(d->conn, sql, nparams, NULL, params, NULL, NULL, 0));
 }
