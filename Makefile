@@ -4,6 +4,8 @@
 #   make check   every test: unit tests (plain and under ASan/UBSan), fuzz smoke runs,
 #                end-to-end tests through real nginx, spawn-fcgi and PostgreSQL, and the
 #                test suites of the four client libraries (clients/)
+#   make scale-check  (root) the scale-out proof: pools on two hosts, a primary and its
+#                replica, on network namespaces (tests/scale/run)
 #
 # Both install missing Debian packages first (tools/install-deps).
 
@@ -30,7 +32,7 @@ obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 PROGRAMS = $(BUILD)/market-api $(BUILD)/market-webhookd $(BUILD)/market-admin
 
 .PHONY: all run check deps unit unit-asan admin-test e2e clients-check fuzz bench format tidy \
-        clean
+        clean scale-check
 all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
@@ -110,6 +112,13 @@ check: deps
 
 bench: all
 	bench/run
+
+# The scale-out proof (as root: network namespaces): two app hosts, a PostgreSQL primary
+# and its streaming replica, a front nginx and a webhook receiver, each in a namespace of
+# its own on a private bridge; prints its figures. Not part of check (.ci/run runs it
+# after check).
+scale-check: all
+	tests/scale/run
 
 format:
 	clang-format -i lib/*.[ch] app/*/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c
