@@ -4,6 +4,8 @@
 #   make check   every test: unit tests (plain and under ASan/UBSan), fuzz smoke runs,
 #                end-to-end tests through real nginx, spawn-fcgi and PostgreSQL, and the
 #                test suites of the four client libraries (clients/)
+#   make scale-check  (root) the scale-out proof: pools on two hosts, a primary and its
+#                replica, on network namespaces (tests/scale/run)
 #
 # Both install missing Debian packages first (tools/install-deps).
 
@@ -34,7 +36,7 @@ obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 PROGRAMS = $(BUILD)/market-api $(BUILD)/market-webhookd $(BUILD)/market-admin
 
 .PHONY: all run check deps unit unit-asan admin-test triggers-test e2e clients-check fuzz bench format \
-        lint lint-format tidy cppcheck clean
+        lint lint-format tidy cppcheck clean scale-check
 all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
@@ -122,6 +124,13 @@ check: deps
 
 bench: all
 	bench/run
+
+# The scale-out proof (as root: network namespaces): two app hosts, a PostgreSQL primary
+# and its streaming replica, a front nginx and a webhook receiver, each in a namespace of
+# its own on a private bridge; prints its figures. Not part of check (.ci/run runs it
+# after check).
+scale-check: all
+	tests/scale/run
 
 # make lint: the static checks CI runs before the tests; each part fails on any finding.
 #   lint-format  clang-format --dry-run with .clang-format (`make format` applies it)

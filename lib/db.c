@@ -18,6 +18,7 @@ struct db {
     long long last_attempt_ms;
     bool down;
     char *listen_channel; /* LISTENed on every new connection, or NULL */
+    char *session_sql;    /* the program's own settings for every new session, or NULL */
     bool notified;        /* a notification arrived, or the connection was renewed */
 
     /* A connection being opened without blocking (db_connect_start). */
@@ -26,6 +27,8 @@ struct db {
     long long connect_deadline_ms;
 
     char last_error[256]; /* why the last connection was dropped, one line */
+    bool fail_fast;       /* a tool: no logging, no reconnecting behind its back */
+    bool connected_once;
 };
 
 /* Statement ids, process-wide, so that one statement has one slot in every
@@ -69,14 +72,17 @@ void db_close(db *d)
     free(d->conninfo);
     free(d->application_name);
     free(d->listen_channel);
+    free(d->session_sql);
     free(d->prepared);
     free(d);
 }
 
-static void ignore_notice(void *arg, const char *message)
+/* Sessions run with client_min_messages = warning, so what arrives here is a warning or
+ * the server's last word before it closes the connection (a shutdown): worth one line. */
+static void log_notice(void *arg, const char *message)
 {
     (void)arg;
-    (void)message;
+    log_info("database: %s", message);
 }
 
 static bool db_listen_now(db *d)
@@ -116,12 +122,17 @@ static bool session_setup(db *d)
      * Statements here are short and many run at once: no parallel workers, which also
      * keeps a UNION ALL's branches in their written order (the relevance search relies
      * on it to read its second rank only when the first runs out). */
-    PQsetNoticeProcessor(d->conn, ignore_notice, NULL);
+    PQsetNoticeProcessor(d->conn, log_notice, NULL);
     PGresult *r = PQexec(d->conn, "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; "
                                   "SET client_min_messages = warning; "
                                   "SET max_parallel_workers_per_gather = 0");
     bool set_ok = PQresultStatus(r) == PGRES_COMMAND_OK;
     PQclear(r);
+    if (set_ok && d->session_sql != NULL) {
+        r = PQexec(d->conn, d->session_sql);
+        set_ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+        PQclear(r);
+    }
     if (!set_ok) {
         log_error("database session setup failed: %s", PQerrorMessage(d->conn));
         db_disconnect(d);
@@ -133,6 +144,7 @@ static bool session_setup(db *d)
         d->down = true;
         return false;
     }
+    d->connected_once = true;
     if (d->down)
         log_info("database connection restored");
     d->down = false;
@@ -148,7 +160,7 @@ static bool db_connect(db *d)
     d->last_attempt_ms = now_ms();
     d->conn = connect_with_defaults(d, true);
     if (PQstatus(d->conn) != CONNECTION_OK) {
-        if (!d->down) /* log the transition, not every retry */
+        if (!d->down && !d->fail_fast) /* log the transition, not every retry */
             log_error("database connection failed: %s", PQerrorMessage(d->conn));
         d->down = true;
         return false;
@@ -232,6 +244,8 @@ bool db_ready(db *d)
 {
     if (d->conn != NULL && !d->connecting && PQstatus(d->conn) == CONNECTION_OK)
         return true;
+    if (d->fail_fast && d->connected_once)
+        return false; /* the session (and whatever it held) is gone: the tool fails */
     if (now_ms() - d->last_attempt_ms < DB_RETRY_MS)
         return false;
     return db_connect(d);
@@ -257,7 +271,7 @@ const char *db_sqlstate(const PGresult *r)
 static PGresult *db_checked(db *d, PGresult *r)
 {
     if (PQstatus(d->conn) != CONNECTION_OK) {
-        if (!d->down)
+        if (!d->down && !d->fail_fast)
             log_error("database connection lost");
         d->down = true;
         PQclear(r);
@@ -285,7 +299,7 @@ PGresult *db_exec(db *d, db_stmt *stmt, const char *const *params)
      * run the statement again rather than fail a request the database could serve. */
     bool idle = PQtransactionStatus(d->conn) == PQTRANS_IDLE;
     PGresult *r = db_exec_once(d, stmt, params);
-    if (r == NULL && idle && db_connect(d))
+    if (r == NULL && idle && !d->fail_fast && db_connect(d))
         r = db_exec_once(d, stmt, params);
     return r;
 }
@@ -420,7 +434,7 @@ static bool db_pipeline_once(db *d, int n, db_stmt *const *stmts, const char *co
     }
     if (syncs < n || !PQexitPipelineMode(c) || PQstatus(c) != CONNECTION_OK) {
         clear_results(n, out);
-        if (!d->down)
+        if (!d->down && !d->fail_fast)
             log_error("database connection lost: %s", PQerrorMessage(c));
         d->down = true;
         db_disconnect(d);
@@ -438,7 +452,7 @@ bool db_exec_pipeline(db *d, int n, db_stmt *const *stmts, const char *const *co
     bool idle = PQtransactionStatus(d->conn) == PQTRANS_IDLE;
     if (db_pipeline_once(d, n, stmts, params, out))
         return true;
-    return idle && db_connect(d) && db_pipeline_once(d, n, stmts, params, out);
+    return idle && !d->fail_fast && db_connect(d) && db_pipeline_once(d, n, stmts, params, out);
 }
 
 bool db_send(db *d, db_stmt *stmt, const char *const *params)
@@ -504,4 +518,42 @@ const char *db_error(db *d)
     if (d->conn != NULL && PQstatus(d->conn) == CONNECTION_BAD)
         keep_error(d, PQerrorMessage(d->conn));
     return d->last_error[0] != '\0' ? d->last_error : "not connected";
+}
+
+void db_set_session(db *d, const char *sql)
+{
+    free(d->session_sql);
+    d->session_sql = strdup(sql);
+    if (d->session_sql == NULL)
+        abort();
+}
+
+int db_socket(db *d)
+{
+    return d->conn != NULL && !d->connecting ? PQsocket(d->conn) : -1;
+}
+
+bool db_consume(db *d)
+{
+    if (d->conn == NULL || d->connecting)
+        return false;
+    if (PQconsumeInput(d->conn) && PQstatus(d->conn) == CONNECTION_OK)
+        return true;
+    if (!d->down && !d->fail_fast)
+        log_error("database connection lost: %s", PQerrorMessage(d->conn));
+    d->down = true;
+    db_disconnect(d);
+    return false;
+}
+
+void db_fail_fast(db *d)
+{
+    d->fail_fast = true;
+}
+
+PGresult *db_exec_params(db *d, const char *sql, int nparams, const char *const *params)
+{
+    if (!db_ready(d))
+        return NULL;
+    return db_checked(d, PQexecParams(d->conn, sql, nparams, NULL, params, NULL, NULL, 0));
 }

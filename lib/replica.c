@@ -145,7 +145,7 @@ static void check_lag(replica *rp, long long now_ms)
     PQclear(p); /* without a sample (primary down) the older ones still bound the lag */
 
     PGresult *r = db_send(rp->conn, &replica_replay_state, NULL)
-                      ? db_receive(rp->conn, REPLICA_READ_TIMEOUT_MS)
+                      ? db_receive(rp->conn, REPLICA_CHECK_TIMEOUT_MS)
                       : NULL;
     if (r == NULL) {
         rp->state = REPLICA_DOWN;

@@ -16,7 +16,7 @@ int cmd_refund(int argc, char **argv)
         fail("refund: %s is not an order id (ord_...)", order);
 
     market_config cfg;
-    PGconn *c = admin_connect(0, &cfg);
+    db *c = admin_connect(0, &cfg);
     sql_do(c, "refund", "BEGIN", 0, NULL);
     const char *params[] = {order};
     PGresult *r =
@@ -36,6 +36,6 @@ int cmd_refund(int argc, char **argv)
     sql_do(c, "refund", "COMMIT", 0, NULL);
     printf("refunded %s (%s links revoked)\n", order, revoked);
     PQclear(r);
-    PQfinish(c);
+    db_close(c);
     return 0;
 }

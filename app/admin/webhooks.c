@@ -8,7 +8,7 @@
 #include "admin.h"
 #include "money.h"
 
-static int currency_exponent(PGconn *c, const char *currency)
+static int currency_exponent(db *c, const char *currency)
 {
     const char *params[] = {currency};
     PGresult *r =
@@ -35,7 +35,7 @@ int cmd_payout(int argc, char **argv)
         usage_fail("payout: --currency must be an ISO 4217 code such as USD");
 
     market_config cfg;
-    PGconn *c = admin_connect(0, &cfg);
+    db *c = admin_connect(0, &cfg);
     int exponent = currency_exponent(c, currency);
     int64_t minor;
     if (!money_parse(amount, exponent, &minor) || minor <= 0)
@@ -55,7 +55,7 @@ int cmd_payout(int argc, char **argv)
            " VALUES ($1, $2, $3, $4, $5, 'sent', now())",
            5, params);
     puts(id);
-    PQfinish(c);
+    db_close(c);
     return 0;
 }
 
@@ -66,7 +66,7 @@ int cmd_deliveries(int argc, char **argv)
     const char *only_failed = opts[0].value != NULL ? "true" : "false";
 
     market_config cfg;
-    PGconn *c = admin_connect(0, &cfg);
+    db *c = admin_connect(0, &cfg);
     const char *params[] = {only_failed};
     PGresult *r = sql_run(c, "deliveries",
                           "SELECT e.id, e.type, d.subscription_id, d.status, d.attempts,"
@@ -77,7 +77,7 @@ int cmd_deliveries(int argc, char **argv)
                           1, params);
     print_rows(r);
     PQclear(r);
-    PQfinish(c);
+    db_close(c);
     return 0;
 }
 
@@ -93,7 +93,7 @@ int cmd_redeliver(int argc, char **argv)
         fail("redeliver: %s is not an event id (evt_...)", event);
 
     market_config cfg;
-    PGconn *c = admin_connect(0, &cfg);
+    db *c = admin_connect(0, &cfg);
     sql_do(c, "redeliver", "BEGIN", 0, NULL);
     const char *params[] = {event};
     PGresult *r = sql_run(c, "redeliver", "SELECT 1 FROM events WHERE id = $1", 1, params);
@@ -110,6 +110,6 @@ int cmd_redeliver(int argc, char **argv)
     sql_do(c, "redeliver", "COMMIT", 0, NULL);
     printf("redelivering %s (%s deliveries)\n", event, PQcmdTuples(r));
     PQclear(r);
-    PQfinish(c);
+    db_close(c);
     return 0;
 }
