@@ -20,6 +20,15 @@ static void teardown(void)
     target_free(&t);
 }
 
+/* url is refused as non-public, then accepted with allow_private (t holds it then). */
+static void private_only(const char *url)
+{
+    ck_assert_msg(!target_prepare(url, false, &t, err, sizeof err), "%s", url);
+    ck_assert_str_eq(err, "host is or resolves to a non-public address");
+    ck_assert_ptr_null(t.url);
+    ck_assert_msg(target_prepare(url, true, &t, err, sizeof err), "%s: %s", url, err);
+}
+
 START_TEST(only_absolute_https_urls)
 {
     ck_assert(!target_prepare("http://8.8.8.8/hook", false, &t, err, sizeof err));
@@ -55,10 +64,7 @@ START_TEST(private_literals_need_allow_private)
     static const char *const urls[] = {"https://127.0.0.1/h", "https://[::1]:9000/h",
                                        "https://169.254.169.254/latest", "https://10.1.2.3/h"};
     for (size_t i = 0; i < sizeof urls / sizeof urls[0]; i++) {
-        ck_assert_msg(!target_prepare(urls[i], false, &t, err, sizeof err), "%s", urls[i]);
-        ck_assert_str_eq(err, "host is or resolves to a non-public address");
-        ck_assert_ptr_null(t.url);
-        ck_assert_msg(target_prepare(urls[i], true, &t, err, sizeof err), "%s: %s", urls[i], err);
+        private_only(urls[i]);
         ck_assert_str_eq(t.url, urls[i]);
         target_free(&t);
     }
@@ -68,9 +74,7 @@ END_TEST
 START_TEST(other_ipv4_spellings_are_what_they_mean)
 {
     /* 2130706433 is 127.0.0.1: checked, and sent, as the dotted address. */
-    ck_assert(!target_prepare("https://2130706433/h", false, &t, err, sizeof err));
-    ck_assert_str_eq(err, "host is or resolves to a non-public address");
-    ck_assert(target_prepare("https://2130706433/h", true, &t, err, sizeof err));
+    private_only("https://2130706433/h");
     ck_assert_str_eq(t.host, "127.0.0.1");
     ck_assert_str_eq(t.url, "https://127.0.0.1/h");
 }
@@ -78,9 +82,7 @@ END_TEST
 
 START_TEST(names_are_lowered_and_pinned)
 {
-    ck_assert(!target_prepare("https://LocalHost:8443/in", false, &t, err, sizeof err));
-    ck_assert_str_eq(err, "host is or resolves to a non-public address");
-    ck_assert(target_prepare("https://LocalHost:8443/in", true, &t, err, sizeof err));
+    private_only("https://LocalHost:8443/in");
     ck_assert_str_eq(t.host, "localhost");
     ck_assert_str_eq(t.url, "https://localhost:8443/in");
     /* CURLOPT_RESOLVE: the name, the port and exactly the addresses that were checked. */
