@@ -72,9 +72,9 @@ fi
 
 CONN="host=127.0.0.1 port=$PORT user=postgres"
 "$PG_BIN/psql" -X -q -d "$CONN dbname=postgres" -c "CREATE DATABASE triggers"
-# The migrations as a deployment applies them, and nothing else of the caller's MARKET_*.
-env -u MARKET_DB_READ MARKET_DB="$CONN dbname=triggers" \
-    MARKET_MIGRATIONS_DIR="$ROOT/sql/migrations" "$MARKET_ADMIN" migrate >/dev/null
+# The schema as a deployment gets it: every migration, applied by market-admin.
+MARKET_DB="$CONN dbname=triggers" MARKET_MIGRATIONS_DIR="$ROOT/sql/migrations" \
+    "$MARKET_ADMIN" migrate >/dev/null
 
 # Each assertion that holds says "NOTICE:  ok LABEL"; the first that does not raises
 # "FAIL LABEL: got X, want Y", and ON_ERROR_STOP makes psql exit non-zero there.
