@@ -35,8 +35,8 @@ obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
 PROGRAMS = $(BUILD)/market-api $(BUILD)/market-webhookd $(BUILD)/market-admin
 
-.PHONY: all run check deps unit unit-asan admin-test triggers-test e2e clients-check fuzz bench format \
-        lint lint-format tidy cppcheck clean scale-check
+.PHONY: all run check deps unit unit-asan admin-test triggers-test e2e clients-check fuzz bench \
+        format lint lint-format tidy cppcheck clean scale-check
 all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
@@ -139,7 +139,7 @@ scale-check: all
 #   cppcheck     cppcheck, told that `noreturn` functions never return (it does not read
 #                <stdnoreturn.h>); a false positive is suppressed where it is, with the reason
 LINT_C   := $(wildcard lib/*.[ch] app/*/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch])
-TIDY_SRC := $(filter %.c,$(LINT_C))
+LINT_SRC := $(filter %.c,$(LINT_C))
 lint: lint-format tidy cppcheck
 
 format:
@@ -151,14 +151,14 @@ lint-format:
 # clang-tidy counts what it suppresses in system headers ("N warnings generated"): that
 # line is dropped, clang-tidy's exit status kept.
 tidy:
-	printf '%s\n' $(TIDY_SRC) | xargs -P "$$(nproc)" -n 8 bash -c 'set -o pipefail; \
+	printf '%s\n' $(LINT_SRC) | xargs -P "$$(nproc)" -n 8 bash -c 'set -o pipefail; \
 	    clang-tidy --quiet "$$@" -- $(CPPFLAGS) -Iapp $(shell pkg-config --cflags check) \
 	        -std=c11 2>&1 | { grep -v "warnings\? generated\.$$" || true; }' clang-tidy
 
 cppcheck:
 	cppcheck -q --std=c11 -j "$$(nproc)" --enable=style,performance,portability --inline-suppr \
 	        --error-exitcode=1 --suppress=missingIncludeSystem -Ilib -Iapp -D_GNU_SOURCE \
-	        '-Dnoreturn=__attribute__((noreturn))' lib app tests/unit tests/fuzz
+	        '-Dnoreturn=__attribute__((noreturn))' $(LINT_SRC)
 
 clean:
 	rm -rf $(BUILD)
