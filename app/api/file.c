@@ -116,19 +116,16 @@ static void respond_no_link(request *r)
 
 static void respond_redirect(request *r, const PGresult *res)
 {
-    buf value;
-    buf_init(&value, 256);
-    if (!internal_uri(&value, col(res, 0, C_PATH))) {
+    buf *value = request_buf(r, 256);
+    if (!internal_uri(value, col(res, 0, C_PATH))) {
         log_error("request %s: file %s has an unsafe path", r->request_id, col(res, 0, C_FILE_ID));
         respond_internal(r);
-        buf_free(&value);
         return;
     }
-    response_header(r, "X-Accel-Redirect", value.data);
-    buf_clear(&value);
-    content_disposition(&value, col(res, 0, C_FILENAME));
-    response_header(r, "Content-Disposition", value.data);
-    buf_free(&value);
+    response_header(r, "X-Accel-Redirect", value->data);
+    buf_clear(value);
+    content_disposition(value, col(res, 0, C_FILENAME));
+    response_header(r, "Content-Disposition", value->data);
     response_header(r, "Content-Type", mime_type(col(res, 0, C_FILENAME)));
     r->status = 200; /* and an empty body: nginx sends the file */
 }

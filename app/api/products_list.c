@@ -14,6 +14,7 @@
 #include "catalogue.h"
 #include "cursor.h"
 #include "handlers.h"
+#include "mem.h"
 #include "money.h"
 #include "paging.h"
 #include "text.h"
@@ -238,9 +239,7 @@ static db_stmt *shape_statement(long window, int filters, enum sort sort, enum r
         buf_printf(&sql, " ORDER BY %s LIMIT $2", sorts[sort].order);
     }
 
-    char *name = malloc(40);
-    if (name == NULL)
-        abort();
+    char *name = xmalloc(40);
     snprintf(name, 40, "products_list_%d_%d_%d", filters, (int)sort, (int)from);
     s->name = name;
     s->sql = sql.data; /* kept for the life of the process, like the statement */
@@ -313,18 +312,16 @@ static bool parse_input(request *r, list_input *in)
 /* The cursor is bound to everything that shapes the list except the page size. */
 static const char *build_context(request *r, const list_input *in)
 {
-    buf ctx;
-    buf_init(&ctx, 256);
-    buf_puts(&ctx, "GET /v1/products;");
-    cursor_context_add(&ctx, "mode", r->caller.mode);
-    cursor_context_add(&ctx, "category", in->category);
-    cursor_context_add(&ctx, "q", in->q);
-    cursor_context_add(&ctx, "seller", in->seller);
-    cursor_context_add(&ctx, "min_price", in->min_price);
-    cursor_context_add(&ctx, "max_price", in->max_price);
-    cursor_context_add(&ctx, "sort", sort_names[in->sort]);
-    const char *context = arena_strndup(r->arena, ctx.data, ctx.len);
-    buf_free(&ctx);
+    buf *ctx = request_buf(r, 256);
+    buf_puts(ctx, "GET /v1/products;");
+    cursor_context_add(ctx, "mode", r->caller.mode);
+    cursor_context_add(ctx, "category", in->category);
+    cursor_context_add(ctx, "q", in->q);
+    cursor_context_add(ctx, "seller", in->seller);
+    cursor_context_add(ctx, "min_price", in->min_price);
+    cursor_context_add(ctx, "max_price", in->max_price);
+    cursor_context_add(ctx, "sort", sort_names[in->sort]);
+    const char *context = arena_strndup(r->arena, ctx->data, ctx->len);
     return context;
 }
 

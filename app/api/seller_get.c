@@ -61,13 +61,11 @@ bool seller_get_plan(request *r, catalogue_read *read)
     if (!catalogue_handle_valid(handle))
         return respond_missing(r, "seller");
 
-    buf ctx;
-    buf_init(&ctx, 128);
-    buf_puts(&ctx, "GET /v1/sellers/:id;");
-    cursor_context_add(&ctx, "mode", r->caller.mode);
-    cursor_context_add(&ctx, "seller", handle);
-    in->context = arena_strndup(r->arena, ctx.data, ctx.len);
-    buf_free(&ctx);
+    buf *ctx = request_buf(r, 128);
+    buf_puts(ctx, "GET /v1/sellers/:id;");
+    cursor_context_add(ctx, "mode", r->caller.mode);
+    cursor_context_add(ctx, "seller", handle);
+    in->context = arena_strndup(r->arena, ctx->data, ctx->len);
 
     char *after[2];
     const char *cursor_text = query_get(&qp, "cursor");
