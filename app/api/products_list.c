@@ -14,6 +14,7 @@
 #include "catalogue.h"
 #include "cursor.h"
 #include "handlers.h"
+#include "ids.h"
 #include "mem.h"
 #include "money.h"
 #include "paging.h"
@@ -288,7 +289,7 @@ static bool parse_input(request *r, list_input *in)
     in->max_price = query_get(&qp, "max_price");
     in->cursor_text = query_get(&qp, "cursor");
 
-    if (in->category != NULL && !catalogue_slug_valid(in->category))
+    if (in->category != NULL && !ids_slug_valid(in->category))
         return respond_invalid(r, "parameter_invalid", "category",
                                "category must be a category slug such as fonts");
     if (in->q != NULL) {
@@ -296,7 +297,7 @@ static bool parse_input(request *r, list_input *in)
         if (chars < 1 || chars > 200)
             return respond_invalid(r, "parameter_invalid", "q", "q must be 1 to 200 characters");
     }
-    if (in->seller != NULL && !catalogue_handle_valid(in->seller))
+    if (in->seller != NULL && !ids_handle_valid(in->seller))
         return respond_invalid(r, "parameter_invalid", "seller",
                                "seller must be a seller handle such as pixelforge");
     if (!parse_price(r, in->min_price, "min_price") || !parse_price(r, in->max_price, "max_price"))

@@ -8,6 +8,7 @@
 #include "catalogue.h"
 #include "cursor.h"
 #include "handlers.h"
+#include "ids.h"
 #include "paging.h"
 
 /* The SQL is laid out by hand: clang-format would re-flow it mid-clause. */
@@ -58,7 +59,7 @@ bool seller_get_plan(request *r, catalogue_read *read)
     const char *handle = request_path_param(r, "id", 255);
     if (handle == NULL)
         return false;
-    if (!catalogue_handle_valid(handle))
+    if (!ids_handle_valid(handle))
         return respond_missing(r, "seller");
 
     buf *ctx = request_buf(r, 128);
