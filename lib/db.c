@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "mem.h"
 
 struct db {
     char *conninfo;
@@ -52,13 +53,9 @@ static long long now_ms(void)
 
 db *db_open(const char *conninfo, const char *application_name)
 {
-    db *d = calloc(1, sizeof *d);
-    if (d == NULL)
-        abort();
-    d->conninfo = strdup(conninfo);
-    d->application_name = strdup(application_name);
-    if (d->conninfo == NULL || d->application_name == NULL)
-        abort();
+    db *d = xcalloc(1, sizeof *d);
+    d->conninfo = xstrdup(conninfo);
+    d->application_name = xstrdup(application_name);
     d->last_attempt_ms = -DB_RETRY_MS;
     return d;
 }
@@ -319,9 +316,7 @@ bool db_command(db *d, const char *sql)
 void db_listen(db *d, const char *channel)
 {
     free(d->listen_channel);
-    d->listen_channel = strdup(channel);
-    if (d->listen_channel == NULL)
-        abort();
+    d->listen_channel = xstrdup(channel);
     if (d->conn != NULL && PQstatus(d->conn) == CONNECTION_OK && !db_listen_now(d))
         d->down = true;
     d->notified = true;
@@ -354,9 +349,7 @@ static void mark_prepared(db *d, db_stmt *stmt)
         size_t cap = d->prepared_cap == 0 ? 64 : d->prepared_cap;
         while (cap <= stmt->id)
             cap *= 2;
-        unsigned char *grown = realloc(d->prepared, cap);
-        if (grown == NULL)
-            abort();
+        unsigned char *grown = xrealloc(d->prepared, cap);
         memset(grown + d->prepared_cap, 0, cap - d->prepared_cap);
         d->prepared = grown;
         d->prepared_cap = cap;
@@ -523,9 +516,7 @@ const char *db_error(db *d)
 void db_set_session(db *d, const char *sql)
 {
     free(d->session_sql);
-    d->session_sql = strdup(sql);
-    if (d->session_sql == NULL)
-        abort();
+    d->session_sql = xstrdup(sql);
 }
 
 int db_socket(db *d)

@@ -84,19 +84,6 @@ void copy_field_long(copy_stream *cs, long long v);
 void copy_row_end(copy_stream *cs);
 void copy_end(copy_stream *cs); /* sends the rest and checks the server's verdict */
 
-/* --- keys and identifiers ------------------------------------------------------------- */
-
-/* A fresh random identifier: prefix followed by 24 characters of [A-Za-z0-9]. */
-void random_id(char *out, size_t outsz, const char *prefix);
-
-/* True when s is prefix followed by 1..60 characters of [A-Za-z0-9_] (the CHECK of
- * every prefixed id column in 001_core.sql). */
-bool prefixed_id_valid(const char *s, const char *prefix);
-
-/* True for a seller handle or a category slug: [a-z0-9] then up to 39 more of
- * [a-z0-9] and `extra`. */
-bool slug_valid(const char *s, const char *extra);
-
 /* --- commands ------------------------------------------------------------------------- */
 
 int cmd_migrate(int argc, char **argv);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "admin.h"
+#include "ids.h"
 #include "import.h"
 #include "money.h"
 
@@ -259,7 +260,7 @@ static void write_downloads(db *c, const char *order, const char *position, cons
     PGresult *files = stmt_run(c, &product_files, find);
     for (int f = 0; f < PQntuples(files); f++) {
         char id[40];
-        random_id(id, sizeof id, "dl_");
+        ids_random(id, sizeof id, "dl_");
         const char *params[] = {id, order, position, PQgetvalue(files, f, 0)};
         PGresult *r = stmt_run(c, &insert_download, params);
         n->downloads += strtol(PQcmdTuples(r), NULL, 10);

@@ -8,6 +8,7 @@
 
 #include "admin.h"
 #include "crypto.h"
+#include "ids.h"
 #include "text.h"
 
 #define KEY_RANDOM_CHARS 40
@@ -73,7 +74,7 @@ static void key_insert(db *c, const api_key *k, const char *account, const char 
 
 static void require_account(db *c, const char *command, const char *account)
 {
-    if (!prefixed_id_valid(account, "acct_"))
+    if (!ids_prefixed_valid(account, "acct_"))
         fail("%s: %s is not an account id (acct_...)", command, account);
     const char *params[] = {account};
     PGresult *r = sql_run(c, command, "SELECT 1 FROM accounts WHERE id = $1", 1, params);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "admin.h"
+#include "ids.h"
 
 int cmd_refund(int argc, char **argv)
 {
@@ -12,7 +13,7 @@ int cmd_refund(int argc, char **argv)
     if (parse_options("refund", argc, argv, NULL, 0, pos, 1) != 1)
         usage_fail("refund: ORDER_ID is required");
     const char *order = pos[0];
-    if (!prefixed_id_valid(order, "ord_"))
+    if (!ids_prefixed_valid(order, "ord_"))
         fail("refund: %s is not an order id (ord_...)", order);
 
     market_config cfg;

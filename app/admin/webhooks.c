@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "admin.h"
+#include "ids.h"
 #include "money.h"
 
 static int currency_exponent(db *c, const char *currency)
@@ -47,7 +48,7 @@ int cmd_payout(int argc, char **argv)
     PQclear(r);
 
     char id[40], minor_text[24];
-    random_id(id, sizeof id, "po_");
+    ids_random(id, sizeof id, "po_");
     snprintf(minor_text, sizeof minor_text, "%lld", (long long)minor);
     const char *params[] = {id, mode, seller, minor_text, currency};
     sql_do(c, "payout",
@@ -89,7 +90,7 @@ int cmd_redeliver(int argc, char **argv)
     if (parse_options("redeliver", argc, argv, NULL, 0, pos, 1) != 1)
         usage_fail("redeliver: EVENT_ID is required");
     const char *event = pos[0];
-    if (!prefixed_id_valid(event, "evt_"))
+    if (!ids_prefixed_valid(event, "evt_"))
         fail("redeliver: %s is not an event id (evt_...)", event);
 
     market_config cfg;
