@@ -24,7 +24,6 @@ static const struct {
     {"otf", "font/otf"},
     {"pdf", "application/pdf"},
     {"png", "image/png"},
-    {"svg", "image/svg+xml"},
     {"tar", "application/x-tar"},
     {"tgz", "application/gzip"},
     {"ttf", "font/ttf"},
