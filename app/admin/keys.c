@@ -114,6 +114,9 @@ static const char *single_key_argument(const char *command, int argc, char **arg
     return pos[0];
 }
 
+/* The columns of the rotated key's row, as key_rotate selects them. */
+enum { OLD_ID, OLD_ACCOUNT, OLD_MODE, OLD_ACCESS, OLD_REVOKED, OLD_EXPIRED, OLD_REPLACED };
+
 static int key_rotate(int argc, char **argv)
 {
     const char *arg = single_key_argument("key rotate", argc, argv);
@@ -131,22 +134,22 @@ static int key_rotate(int argc, char **argv)
                           1, find);
     if (PQntuples(r) == 0)
         fail("key rotate: unknown key");
-    if (strcmp(PQgetvalue(r, 0, 4), "t") == 0)
+    if (strcmp(PQgetvalue(r, 0, OLD_REVOKED), "t") == 0)
         fail("key rotate: the key is revoked");
-    if (strcmp(PQgetvalue(r, 0, 5), "t") == 0)
+    if (strcmp(PQgetvalue(r, 0, OLD_EXPIRED), "t") == 0)
         fail("key rotate: the key has expired");
     /* Rotating a key in its grace period again would extend its life indefinitely. */
-    if (strcmp(PQgetvalue(r, 0, 6), "t") == 0)
+    if (strcmp(PQgetvalue(r, 0, OLD_REPLACED), "t") == 0)
         fail("key rotate: the key was already rotated; rotate its replacement");
 
     api_key fresh;
-    key_generate(&fresh, PQgetvalue(r, 0, 2));
+    key_generate(&fresh, PQgetvalue(r, 0, OLD_MODE));
     char new_id[32];
-    key_insert(c, &fresh, PQgetvalue(r, 0, 1), PQgetvalue(r, 0, 2), PQgetvalue(r, 0, 3), new_id,
-               sizeof new_id);
+    key_insert(c, &fresh, PQgetvalue(r, 0, OLD_ACCOUNT), PQgetvalue(r, 0, OLD_MODE),
+               PQgetvalue(r, 0, OLD_ACCESS), new_id, sizeof new_id);
     char grace[24];
     snprintf(grace, sizeof grace, "%ld", cfg.key_grace);
-    const char *retire[] = {PQgetvalue(r, 0, 0), grace, new_id};
+    const char *retire[] = {PQgetvalue(r, 0, OLD_ID), grace, new_id};
     sql_do(c, "key rotate",
            "UPDATE api_keys SET expires_at = now() + make_interval(secs => $2::bigint),"
            " replaced_by = $3 WHERE id = $1",

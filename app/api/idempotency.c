@@ -25,6 +25,7 @@ DB_STMT(idem_read,
         "SELECT request_hash = decode($3, 'hex'), status, body FROM idempotency_keys"
         " WHERE api_key_id = $1::bigint AND idem_key = $2",
         3);
+enum { READ_SAME_REQUEST, READ_STATUS, READ_BODY }; /* idem_read's columns */
 
 DB_STMT(idem_store,
         "UPDATE idempotency_keys SET status = $3::smallint, body = $4"
@@ -89,15 +90,15 @@ static bool answer_existing(request *r, const char *hash)
     PGresult *res = request_query(r, &idem_read, params);
     if (res == NULL)
         return false;
-    if (PQntuples(res) != 1 || strcmp(col(res, 0, 0), "t") != 0)
+    if (PQntuples(res) != 1 || strcmp(col(res, 0, READ_SAME_REQUEST), "t") != 0)
         return respond_error(r, 409, "invalid_request_error", "idempotency_conflict", NULL,
                              "this Idempotency-Key was used with another request");
-    int status = (int)col_int(res, 0, 1);
+    int status = (int)col_int(res, 0, READ_STATUS);
     if (status == 0) /* not reachable while claims wait on the index; never replay it */
         return respond_error(r, 409, "invalid_request_error", "idempotency_conflict", NULL,
                              "a request with this Idempotency-Key is still in progress");
     buf_clear(r->body);
-    if (!crypto_open(r->w->idem_key, col(res, 0, 2), r->body))
+    if (!crypto_open(r->w->idem_key, col(res, 0, READ_BODY), r->body))
         return respond_internal(r); /* altered at rest, or another server secret */
     r->status = status;
     response_header(r, "Idempotent-Replayed", "true");
