@@ -9,6 +9,9 @@
 
 CC       ?= cc
 BUILD    ?= build
+# The version has one home, the first line of debian/changelog; the three programs get it
+# as MARKET_VERSION (--version) and the man pages through their --version.
+VERSION  := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
 CPPFLAGS += -Ilib -D_DEFAULT_SOURCE -D_GNU_SOURCE -D_FORTIFY_SOURCE=2
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla \
@@ -29,13 +32,18 @@ obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
 PROGRAMS = $(BUILD)/market-api $(BUILD)/market-webhookd $(BUILD)/market-admin
 
-.PHONY: all run check deps unit unit-asan admin-test e2e clients-check fuzz bench format tidy \
+.PHONY: all run check deps unit unit-asan cli-test admin-test e2e clients-check fuzz bench format tidy \
         clean
 all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# Only the three main.c see the version, so a new one rebuilds only them.
+MAINS := $(call obj,app/api/main.c app/webhookd/main.c app/admin/main.c)
+$(MAINS): CPPFLAGS += -DMARKET_VERSION='"$(VERSION)"'
+$(MAINS): debian/changelog
 
 $(BUILD)/libmarket.a: $(call obj,$(LIB_SRC))
 	ar rcs $@ $^
@@ -74,6 +82,10 @@ unit-asan:
 	CK_FORK=no ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 build/asan/unit-tests
 
+# --help, --version and wrong arguments of the three programs; no database needed.
+cli-test: all
+	tests/cli/run.sh
+
 # market-admin against a scratch PostgreSQL cluster of its own.
 admin-test: $(BUILD)/market-admin
 	tests/admin/run.sh
@@ -102,6 +114,7 @@ clients-check: all
 check: deps
 	$(MAKE) all $(BUILD)/unit-tests
 	$(MAKE) unit
+	$(MAKE) cli-test
 	$(MAKE) unit-asan
 	$(MAKE) fuzz
 	$(MAKE) admin-test

@@ -12,6 +12,19 @@ void log_set_program(const char *name)
     program = name;
 }
 
+void log_fold(char *s)
+{
+    char *end = s;
+    for (char *p = s; *p != '\0'; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c < 0x20 || c == 0x7f)
+            *p = ' ';
+        if (*p != ' ')
+            end = p + 1;
+    }
+    *end = '\0';
+}
+
 static void log_line(const char *level, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
 
@@ -24,6 +37,7 @@ static void log_line(const char *level, const char *fmt, va_list ap)
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
     char line[1024];
     vsnprintf(line, sizeof line, fmt, ap);
+    log_fold(line);
     /* One fprintf per line so that lines of concurrent workers do not interleave. */
     fprintf(stderr, "%s %s[%ld] %s: %s\n", stamp, program, (long)getpid(), level, line);
 }

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "auth.h"
+#include "cli.h"
 #include "handlers.h"
 #include "idempotency.h"
 #include "log.h"
@@ -346,9 +347,42 @@ static void request_end(request *r)
         json_object_put(r->json_body);
 }
 
-int main(void)
+/* What --help prints; help2man makes market-api(8) from it (Makefile, target man). */
+static const char usage_text[] =
+    "Usage: market-api [--help | --version]\n"
+    "\n"
+    "The FastCGI worker of the market API. spawn-fcgi (or systemd) hands it a listening\n"
+    "socket as its standard input; it answers one request at a time on its own PostgreSQL\n"
+    "connection and runs until it is stopped (SIGTERM). A pool is several workers on one\n"
+    "socket under multiwatch, which replaces one that dies; nginx passes requests to it.\n"
+    "\n"
+    "Besides the API's routes and the download location it answers two operational\n"
+    "requests, only when nginx marks them with the FastCGI parameter MARKET_OPS (never\n"
+    "from a client's header): MARKET_OPS=healthz answers 200 {\"status\":\"ok\"} when\n"
+    "PostgreSQL answers and 503 service_unavailable otherwise; MARKET_OPS=metrics answers\n"
+    "the Prometheus text format: requests by route and status, their latency, database\n"
+    "reconnects, rate-limit rejections (summed over the workers of the pool through\n"
+    "MARKET_METRICS_FILE) and the webhook outbox (pending, delivered, failed, retry\n"
+    "backlog, oldest pending age, read from PostgreSQL).\n"
+    "\n"
+    "Each request is logged as one line on standard error: request id, method, route,\n"
+    "status, duration and the API key's 12-character prefix, never the key.\n"
+    "\n"
+    "Options:\n"
+    "  -h, --help     print this help and exit\n"
+    "      --version  print the version and exit\n"
+    "\n"
+    "Environment:\n"
+    "  MARKET_DB, MARKET_SECRET_FILE, MARKET_DOWNLOAD_BASE_URL, MARKET_FILES_ROOT,\n"
+    "  MARKET_METRICS_FILE and the other settings of market.env(5). A missing or invalid\n"
+    "  setting stops the worker at start with one line on standard error, exit status 1.\n";
+
+int main(int argc, char **argv)
 {
     log_set_program("market-api");
+    int cli = cli_daemon_args(argc, argv, "market-api", MARKET_VERSION, usage_text, stdout, stderr);
+    if (cli >= 0)
+        return cli;
     signal(SIGPIPE, SIG_IGN);
     static worker w;
     if (!worker_init(&w))

@@ -12,6 +12,7 @@ Suite *crypto_suite(void);
 Suite *cursor_suite(void);
 Suite *json_body_suite(void);
 Suite *json_out_suite(void);
+Suite *log_suite(void);
 Suite *money_suite(void);
 Suite *netcheck_suite(void);
 Suite *query_suite(void);
