@@ -141,6 +141,11 @@ PGconn *db_conn(db *d)
     return d->conn;
 }
 
+unsigned long db_connections(const db *d)
+{
+    return d->generation;
+}
+
 const char *db_sqlstate(const PGresult *r)
 {
     const char *s = r != NULL ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;

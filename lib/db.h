@@ -64,6 +64,10 @@ bool db_is_down(db *d);
 
 PGconn *db_conn(db *d);
 
+/* How many connections this db has opened so far (1 after the first; every reconnect
+ * adds one). */
+unsigned long db_connections(const db *d);
+
 /* The SQLSTATE of a failed result, or "" */
 const char *db_sqlstate(const PGresult *r);
 

@@ -17,6 +17,7 @@
 #include "handlers.h"
 #include "idempotency.h"
 #include "log.h"
+#include "ops.h"
 #include "request.h"
 #include "ring_cache.h"
 #include "text.h"
@@ -103,6 +104,10 @@ static bool worker_init(worker *w)
     db_ready(w->db); /* connect now if we can; requests reconnect if we cannot */
     w->pages = ring_cache_new(PAGE_CACHE_BYTES, PAGE_CACHE_SLOTS, w->cfg.page_cache_ms);
     buf_init(&w->page_key, 512);
+    if (!ops_init(w, MARKET_VERSION, err, sizeof err)) {
+        fprintf(stderr, "market-api: %s\n", err);
+        return false;
+    }
     return true;
 }
 
@@ -164,11 +169,16 @@ static void run_handler(request *r)
     }
 }
 
-static long long now_ms(void)
+static long long now_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static long long now_ms(void)
+{
+    return now_us() / 1000;
 }
 
 /* The page cache's key: the statement and its parameters, each with its length (a NULL
@@ -301,12 +311,13 @@ static void write_response(request *r, FCGX_Request *fcgi, buf *head)
     buf_clear(head);
     buf_printf(head, "Status: %d %s\r\n", r->status, status_text(r->status));
     /* The file handler answers with an X-Accel-Redirect and sets its own type. */
-    bool json = r->match.route != ROUTE_FILE || r->status != 200;
-    if (json)
-        buf_puts(head, "Content-Type: application/json; charset=utf-8\r\n");
+    bool own_body = r->match.route != ROUTE_FILE || r->status != 200;
+    if (own_body)
+        buf_printf(head, "Content-Type: %s\r\n",
+                   r->response_type != NULL ? r->response_type : "application/json; charset=utf-8");
     buf_printf(head, "X-Request-Id: %s\r\n", r->request_id);
     buf_puts(head, "Cache-Control: no-store\r\n");
-    if (json)
+    if (own_body)
         buf_printf(head, "Content-Length: %zu\r\n", r->body->len);
     buf_append(head, r->headers->data, r->headers->len);
     buf_puts(head, "\r\n");
@@ -412,11 +423,17 @@ int main(int argc, char **argv)
         r.headers = &headers;
         buf_clear(&body);
         buf_clear(&headers);
+        long long start = now_us();
         request_begin(&r, &fcgi);
-        dispatch(&r);
+        /* /healthz and /metrics (when nginx marked them) are neither counted nor logged. */
+        bool ops = ops_serve(&r);
+        if (!ops)
+            dispatch(&r);
         write_response(&r, &fcgi, &head);
         if (plain_close && drain_input(&fcgi))
             FCGX_Detach(&fcgi);
+        if (!ops)
+            ops_request_done(&r, now_us() - start);
         FCGX_Finish_r(&fcgi);
         request_end(&r);
         arena_reset(&a);
