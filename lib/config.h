@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 #define CONFIG_MAX_RETRIES 32
-/* The packaged pool's runtime directory (systemd's RuntimeDirectory=market). */
-#define CONFIG_METRICS_FILE_DEFAULT "/run/market/metrics"
+/* The packaged pool's runtime directory (market-api.service: RuntimeDirectory=market-api). */
+#define CONFIG_METRICS_FILE_DEFAULT "/run/market-api/metrics"
 #define CONFIG_SECRET_MAX 4096
 
 enum {

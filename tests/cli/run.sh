@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # tests/cli/run.sh: the command lines of the three programs (--help, --version, a wrong
-# argument, market-admin COMMAND --help), without a database. The last line is
-# "N passed, M failed"; the exit status is 0 only when M is 0.
+# argument, market-admin COMMAND --help), without a database; their man pages (built
+# from --help by help2man, and market.env(5) from etc/market.env.in) free of roff
+# warnings; and every MARKET_* setting the code reads documented in etc/market.env.in
+# and in the README. The last line is "N passed, M failed"; the exit status is 0 only
+# when M is 0.
 #
 #   BIN_DIR   where the programs are (default: build/, built by make cli-test)
 set -u
@@ -74,6 +77,40 @@ expect "admin help frob" 2 '^market-admin: unknown command frob' "$A" help frob
 # --help needs no database: it must answer even when MARKET_DB points nowhere.
 expect "admin migrate --help without a database" 0 'share/market/sql' \
     env MARKET_DB='host=/nonexistent' "$A" migrate --help
+
+# --- man pages ----------------------------------------------------------------------------
+if make -s -C "$ROOT" man >/dev/null 2>"${TMPDIR:-/tmp}/market-cli-man.log"; then
+    ok
+else
+    bad "make man: $(cat "${TMPDIR:-/tmp}/market-cli-man.log")"
+fi
+MAN=$ROOT/build/dist/man
+for page in market-api.8 market-webhookd.8 market-admin.1 market.env.5; do
+    warnings=$(LC_ALL=C.UTF-8 groff -man -ww -z -Tutf8 "$MAN/$page" 2>&1)
+    if [ -f "$MAN/$page" ] && [ -z "$warnings" ]; then ok; else bad "$page: ${warnings:-missing}"; fi
+done
+rendered() { LC_ALL=C.UTF-8 MANWIDTH=200 man -l "$MAN/$1" 2>/dev/null; }
+expect "market-api(8) has the options" 0 '^ +--version' rendered market-api.8
+expect "market-api(8) has the files" 0 '/run/market/api.sock' rendered market-api.8
+expect "market-webhookd(8) says how it stops" 0 'SIGTERM' rendered market-webhookd.8
+for cmd in migrate import seed 'key create' 'key rotate' 'key revoke' 'key list' refund payout deliveries redeliver; do
+    expect "market-admin(1) documents $cmd" 0 "^ +$cmd" rendered market-admin.1
+done
+
+# --- every setting documented -------------------------------------------------------------
+# A setting is a "MARKET_*" string the programs read (MARKET_OPS is nginx's FastCGI
+# parameter, not a setting); MARKET_WORKERS is read by market-api.service.
+settings=$( (grep -rhoE '"MARKET_[A-Z_]+"' "$ROOT/app" "$ROOT/lib" | tr -d '"'; echo MARKET_WORKERS) |
+    grep -vx MARKET_OPS | sort -u)
+[ "$(wc -l <<<"$settings")" -ge 15 ] || bad "found only $(wc -l <<<"$settings") settings in the code"
+for name in $settings; do
+    if grep -qx "## $name" "$ROOT/etc/market.env.in"; then ok; else bad "$name is not described in etc/market.env.in"; fi
+    if grep -q "\`$name\`" "$ROOT/README.md"; then ok; else bad "$name is not in the README"; fi
+    expect "market.env(5) describes $name" 0 "^ +$name\$" rendered market.env.5
+done
+for name in $(sed -n 's/^## \(MARKET_[A-Z_]*\)$/\1/p' "$ROOT/etc/market.env.in"); do
+    if grep -qx "$name" <<<"$settings"; then ok; else bad "etc/market.env.in describes $name, which nothing reads"; fi
+done
 
 printf '%d passed, %d failed\n' "$passed" "$failed"
 [ "$failed" = 0 ]

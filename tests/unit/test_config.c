@@ -177,7 +177,7 @@ START_TEST(load_defaults)
     ck_assert_str_eq(cfg.files_root, "/srv/files");
     ck_assert_ptr_null(cfg.webhook_ca_file);
     ck_assert(!cfg.webhook_allow_private);
-    ck_assert_str_eq(cfg.metrics_file, "/run/market/metrics");
+    ck_assert_str_eq(cfg.metrics_file, "/run/market-api/metrics");
 }
 END_TEST
 
