@@ -20,7 +20,9 @@ enum {
 };
 
 typedef struct {
-    const char *db; /* libpq conninfo; "" means libpq's defaults */
+    const char *db;       /* libpq conninfo; "" means libpq's defaults */
+    const char *db_read;  /* conninfo of a read replica for catalogue reads, or NULL */
+    long db_read_max_lag; /* seconds a replica may be behind before reads leave it */
     uint8_t secret[CONFIG_SECRET_MAX];
     size_t secret_len;
     long rate_limit;

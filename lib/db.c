@@ -1,5 +1,7 @@
 #include "db.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +13,34 @@ struct db {
     char *conninfo;
     char *application_name;
     PGconn *conn;
-    unsigned long generation; /* bumped on every new connection */
+    unsigned char *prepared; /* prepared[stmt->id]: prepared on this connection */
+    size_t prepared_cap;
     long long last_attempt_ms;
     bool down;
     char *listen_channel; /* LISTENed on every new connection, or NULL */
+    char *session_sql;    /* the program's own settings for every new session, or NULL */
     bool notified;        /* a notification arrived, or the connection was renewed */
+
+    /* A connection being opened without blocking (db_connect_start). */
+    bool connecting;
+    PostgresPollingStatusType poll_state;
+    long long connect_deadline_ms;
+
+    char last_error[256]; /* why the last connection was dropped, one line */
+    unsigned long connections; /* sessions set up so far (db_connections) */
 };
+
+/* Statement ids, process-wide, so that one statement has one slot in every
+ * connection's prepared set. */
+static unsigned last_stmt_id;
+
+/* Connection defaults: a connection attempt gives up after this many seconds, and TCP
+ * keepalives find a peer that vanished (a host cut off) within about a minute even when
+ * the connection is idle. Keywords in the user's conninfo override them. */
+#define CONNECT_TIMEOUT "2"
+#define KEEPALIVES_IDLE "30"
+#define KEEPALIVES_INTERVAL "10"
+#define KEEPALIVES_COUNT "3"
 
 static long long now_ms(void)
 {
@@ -47,13 +71,17 @@ void db_close(db *d)
     free(d->conninfo);
     free(d->application_name);
     free(d->listen_channel);
+    free(d->session_sql);
+    free(d->prepared);
     free(d);
 }
 
-static void ignore_notice(void *arg, const char *message)
+/* Sessions run with client_min_messages = warning, so what arrives here is a warning or
+ * the server's last word before it closes the connection (a shutdown): worth one line. */
+static void log_notice(void *arg, const char *message)
 {
     (void)arg;
-    (void)message;
+    log_info("database: %s", message);
 }
 
 static bool db_listen_now(db *d)
@@ -72,59 +100,148 @@ static bool db_listen_now(db *d)
     return ok;
 }
 
-static bool db_connect(db *d)
+/* Starts a connection with our defaults; PQstatus tells whether it failed already. */
+static PGconn *connect_with_defaults(db *d, bool wait)
 {
-    if (d->conn != NULL) {
-        PQfinish(d->conn);
-        d->conn = NULL;
-    }
-    d->last_attempt_ms = now_ms();
     /* Defaults first: keywords inside the user's conninfo (expanded from dbname)
      * override them. */
-    const char *keys[] = {"connect_timeout", "application_name", "dbname", NULL};
-    const char *values[] = {"2", d->application_name, d->conninfo, NULL};
-    d->conn = PQconnectdbParams(keys, values, 1);
-    if (PQstatus(d->conn) != CONNECTION_OK) {
-        if (!d->down) /* log the transition, not every retry */
-            log_error("database connection failed: %s", PQerrorMessage(d->conn));
-        d->down = true;
-        return false;
-    }
+    const char *keys[] = {
+        "connect_timeout",     "application_name", "keepalives", "keepalives_idle",
+        "keepalives_interval", "keepalives_count", "dbname",     NULL};
+    const char *values[] = {CONNECT_TIMEOUT,     d->application_name, "1",         KEEPALIVES_IDLE,
+                            KEEPALIVES_INTERVAL, KEEPALIVES_COUNT,    d->conninfo, NULL};
+    return wait ? PQconnectdbParams(keys, values, 1) : PQconnectStartParams(keys, values, 1);
+}
+
+/* Sets up a connection that has just opened; false (connection dropped) on failure. */
+static bool session_setup(db *d)
+{
     /* Timestamps travel as text in cursors: fix their form for the session. Notices
      * (a search of only stop words, say) are not errors and must not reach the log.
      * Statements here are short and many run at once: no parallel workers, which also
      * keeps a UNION ALL's branches in their written order (the relevance search relies
      * on it to read its second rank only when the first runs out). */
-    PQsetNoticeProcessor(d->conn, ignore_notice, NULL);
+    PQsetNoticeProcessor(d->conn, log_notice, NULL);
     PGresult *r = PQexec(d->conn, "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; "
                                   "SET client_min_messages = warning; "
                                   "SET max_parallel_workers_per_gather = 0");
     bool set_ok = PQresultStatus(r) == PGRES_COMMAND_OK;
     PQclear(r);
+    if (set_ok && d->session_sql != NULL) {
+        r = PQexec(d->conn, d->session_sql);
+        set_ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+        PQclear(r);
+    }
     if (!set_ok) {
         log_error("database session setup failed: %s", PQerrorMessage(d->conn));
-        PQfinish(d->conn);
-        d->conn = NULL;
+        db_disconnect(d);
         d->down = true;
         return false;
     }
     if (d->listen_channel != NULL && !db_listen_now(d)) {
-        PQfinish(d->conn);
-        d->conn = NULL;
+        db_disconnect(d);
         d->down = true;
         return false;
     }
     if (d->down)
         log_info("database connection restored");
     d->down = false;
-    d->generation++;
+    if (d->prepared != NULL)
+        memset(d->prepared, 0, d->prepared_cap); /* a new session has no statements */
     d->notified = true; /* whatever was notified while we were away is unknown */
+    d->connections++;
     return true;
+}
+
+static bool db_connect(db *d)
+{
+    db_disconnect(d);
+    d->last_attempt_ms = now_ms();
+    d->conn = connect_with_defaults(d, true);
+    if (PQstatus(d->conn) != CONNECTION_OK) {
+        if (!d->down) /* log the transition, not every retry */
+            log_error("database connection failed: %s", PQerrorMessage(d->conn));
+        d->down = true;
+        return false;
+    }
+    return session_setup(d);
+}
+
+/* Keeps libpq's message for db_error, folded to one line. */
+static void keep_error(db *d, const char *message)
+{
+    size_t n = 0;
+    for (const char *p = message; *p != '\0' && n + 1 < sizeof d->last_error; p++)
+        d->last_error[n++] = (*p == '\n' || *p == '\r') ? ' ' : *p;
+    while (n > 0 && d->last_error[n - 1] == ' ')
+        n--;
+    d->last_error[n] = '\0';
+}
+
+void db_disconnect(db *d)
+{
+    if (d->conn != NULL) {
+        const char *message = PQerrorMessage(d->conn);
+        if (message != NULL && *message != '\0')
+            keep_error(d, message);
+        PQfinish(d->conn);
+    }
+    d->conn = NULL;
+    d->connecting = false;
+}
+
+void db_connect_start(db *d)
+{
+    db_disconnect(d);
+    d->last_attempt_ms = now_ms();
+    d->conn = connect_with_defaults(d, false);
+    d->connecting = true;
+    /* libpq's rule: after PQconnectStart, act as if PQconnectPoll said WRITING. */
+    d->poll_state = PGRES_POLLING_WRITING;
+    d->connect_deadline_ms = d->last_attempt_ms + 1000 * atoi(CONNECT_TIMEOUT);
+}
+
+/* True when the socket is ready for what libpq waits for, without waiting. */
+static bool socket_ready(PGconn *c, PostgresPollingStatusType state)
+{
+    struct pollfd p = {.fd = PQsocket(c),
+                       .events = state == PGRES_POLLING_READING ? POLLIN : POLLOUT};
+    return p.fd >= 0 && poll(&p, 1, 0) > 0;
+}
+
+db_connect_state db_connect_poll(db *d, char *err, size_t errlen)
+{
+    if (!d->connecting)
+        return d->conn != NULL && PQstatus(d->conn) == CONNECTION_OK ? DB_CONNECT_OK
+                                                                     : DB_CONNECT_FAILED;
+    while (d->conn != NULL && PQstatus(d->conn) != CONNECTION_BAD &&
+           d->poll_state != PGRES_POLLING_OK && socket_ready(d->conn, d->poll_state))
+        d->poll_state = PQconnectPoll(d->conn);
+    const char *why = NULL;
+    if (d->conn == NULL || PQstatus(d->conn) == CONNECTION_BAD ||
+        d->poll_state == PGRES_POLLING_FAILED)
+        why = d->conn != NULL ? PQerrorMessage(d->conn) : "out of memory";
+    else if (d->poll_state != PGRES_POLLING_OK && now_ms() > d->connect_deadline_ms)
+        why = "timeout expired";
+    else if (d->poll_state != PGRES_POLLING_OK)
+        return DB_CONNECT_PENDING;
+    if (why != NULL) {
+        snprintf(err, errlen, "%s", why);
+        db_disconnect(d);
+        d->down = true;
+        return DB_CONNECT_FAILED;
+    }
+    d->connecting = false;
+    if (!session_setup(d)) {
+        snprintf(err, errlen, "session setup failed");
+        return DB_CONNECT_FAILED;
+    }
+    return DB_CONNECT_OK;
 }
 
 bool db_ready(db *d)
 {
-    if (d->conn != NULL && PQstatus(d->conn) == CONNECTION_OK)
+    if (d->conn != NULL && !d->connecting && PQstatus(d->conn) == CONNECTION_OK)
         return true;
     if (now_ms() - d->last_attempt_ms < DB_RETRY_MS)
         return false;
@@ -143,7 +260,7 @@ PGconn *db_conn(db *d)
 
 unsigned long db_connections(const db *d)
 {
-    return d->generation;
+    return d->connections;
 }
 
 const char *db_sqlstate(const PGresult *r)
@@ -228,18 +345,41 @@ bool db_notified(db *d)
     return was;
 }
 
+static bool is_prepared(const db *d, const db_stmt *stmt)
+{
+    return stmt->id != 0 && stmt->id < d->prepared_cap && d->prepared[stmt->id];
+}
+
+static void mark_prepared(db *d, db_stmt *stmt)
+{
+    if (stmt->id >= d->prepared_cap) {
+        size_t cap = d->prepared_cap == 0 ? 64 : d->prepared_cap;
+        while (cap <= stmt->id)
+            cap *= 2;
+        unsigned char *grown = realloc(d->prepared, cap);
+        if (grown == NULL)
+            abort();
+        memset(grown + d->prepared_cap, 0, cap - d->prepared_cap);
+        d->prepared = grown;
+        d->prepared_cap = cap;
+    }
+    d->prepared[stmt->id] = 1;
+}
+
 /* Prepares stmt on the current connection if it is not yet; false when the connection
  * failed. A statement that does not prepare is a bug in this program's SQL: it is logged,
  * and executing it then fails with an SQL error the caller sees. */
 static bool db_prepare(db *d, db_stmt *stmt)
 {
-    if (stmt->prepared_gen == d->generation)
+    if (stmt->id == 0)
+        stmt->id = ++last_stmt_id;
+    if (is_prepared(d, stmt))
         return true;
     PGresult *r = db_checked(d, PQprepare(d->conn, stmt->name, stmt->sql, stmt->nparams, NULL));
     if (r == NULL)
         return false;
     if (PQresultStatus(r) == PGRES_COMMAND_OK)
-        stmt->prepared_gen = d->generation;
+        mark_prepared(d, stmt);
     else
         log_error("prepare %s failed: %s", stmt->name, PQresultErrorMessage(r));
     PQclear(r);
@@ -299,8 +439,7 @@ static bool db_pipeline_once(db *d, int n, db_stmt *const *stmts, const char *co
         if (!d->down)
             log_error("database connection lost: %s", PQerrorMessage(c));
         d->down = true;
-        PQfinish(d->conn);
-        d->conn = NULL;
+        db_disconnect(d);
         return false;
     }
     return true;
@@ -316,4 +455,95 @@ bool db_exec_pipeline(db *d, int n, db_stmt *const *stmts, const char *const *co
     if (db_pipeline_once(d, n, stmts, params, out))
         return true;
     return idle && db_connect(d) && db_pipeline_once(d, n, stmts, params, out);
+}
+
+bool db_send(db *d, db_stmt *stmt, const char *const *params)
+{
+    if (d->conn == NULL || d->connecting || PQstatus(d->conn) != CONNECTION_OK)
+        return false;
+    if (db_prepare(d, stmt) &&
+        PQsendQueryPrepared(d->conn, stmt->name, stmt->nparams, params, NULL, NULL, 0))
+        return true;
+    d->down = true;
+    db_disconnect(d);
+    return false;
+}
+
+typedef enum { WAIT_READY, WAIT_TIMEOUT, WAIT_FAILED } wait_outcome;
+
+/* Waits until libpq has a whole result to give, for at most timeout_ms (< 0: no limit). */
+static wait_outcome wait_result(PGconn *c, int timeout_ms)
+{
+    long long deadline = now_ms() + timeout_ms;
+    while (PQisBusy(c)) {
+        int wait = -1;
+        if (timeout_ms >= 0) {
+            long long left = deadline - now_ms();
+            if (left <= 0)
+                return WAIT_TIMEOUT;
+            wait = (int)left;
+        }
+        struct pollfd p = {.fd = PQsocket(c), .events = POLLIN};
+        if (p.fd < 0 || (poll(&p, 1, wait) < 0 && errno != EINTR) || !PQconsumeInput(c))
+            return WAIT_FAILED;
+    }
+    return WAIT_READY;
+}
+
+PGresult *db_receive(db *d, int timeout_ms)
+{
+    if (d->conn == NULL)
+        return NULL;
+    PGresult *kept = NULL, *r = NULL;
+    wait_outcome waited;
+    while ((waited = wait_result(d->conn, timeout_ms)) == WAIT_READY &&
+           (r = PQgetResult(d->conn)) != NULL) {
+        if (kept == NULL)
+            kept = r;
+        else
+            PQclear(r);
+    }
+    if (waited == WAIT_READY && PQstatus(d->conn) == CONNECTION_OK)
+        return kept;
+    PQclear(kept);
+    d->down = true;
+    /* A statement that did not answer in time cannot be awaited any longer on this
+     * connection: it is dropped, and the server cancels the statement when it notices. */
+    db_disconnect(d);
+    if (waited == WAIT_TIMEOUT)
+        keep_error(d, "no answer in time");
+    return NULL;
+}
+
+const char *db_error(db *d)
+{
+    if (d->conn != NULL && PQstatus(d->conn) == CONNECTION_BAD)
+        keep_error(d, PQerrorMessage(d->conn));
+    return d->last_error[0] != '\0' ? d->last_error : "not connected";
+}
+
+void db_set_session(db *d, const char *sql)
+{
+    free(d->session_sql);
+    d->session_sql = strdup(sql);
+    if (d->session_sql == NULL)
+        abort();
+}
+
+int db_socket(db *d)
+{
+    return d->conn != NULL && !d->connecting ? PQsocket(d->conn) : -1;
+}
+
+bool db_consume(db *d)
+{
+    if (d->conn == NULL || d->connecting)
+        return false;
+    if (PQconsumeInput(d->conn) && PQstatus(d->conn) == CONNECTION_OK)
+        return true;
+    if (!d->down)
+        log_error("database connection lost: %s", PQerrorMessage(d->conn));
+    d->down = true;
+    db_disconnect(d);
+    return false;
 }

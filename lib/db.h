@@ -20,14 +20,15 @@ typedef struct {
     const char *name;
     const char *sql;
     int nparams;
-    unsigned long prepared_gen; /* connection generation it was prepared on; 0 = never */
+    unsigned id; /* 0 until first run; then its index in each connection's prepared set */
 } db_stmt;
 
 #define DB_STMT(ident, text, n) static db_stmt ident = {#ident, text, n, 0}
 
 typedef struct db db;
 
-/* Opens (lazily) a connection; application_name is shown in pg_stat_activity. */
+/* Opens (lazily) a connection; application_name is shown in pg_stat_activity. A
+ * statement may run on several db: each connection remembers which it has prepared. */
 db *db_open(const char *conninfo, const char *application_name);
 void db_close(db *d);
 
@@ -56,6 +57,17 @@ void db_listen(db *d, const char *channel);
  * statement's answer, so asking after a statement tells whether it may be stale. */
 bool db_notified(db *d);
 
+/* SQL run on every new connection after the common settings (UTC, ISO dates, warnings
+ * only, no parallel workers), such as a program's own SET commands. */
+void db_set_session(db *d, const char *sql);
+
+/* The connection's socket to wait on (notifications), or -1 while there is none. */
+int db_socket(db *d);
+
+/* Reads what arrived on the socket without waiting (notifications for db_notified);
+ * false when the connection broke (it is dropped). */
+bool db_consume(db *d);
+
 /* Runs a parameterless command (BEGIN, COMMIT, ROLLBACK); true on success. */
 bool db_command(db *d, const char *sql);
 
@@ -67,6 +79,29 @@ PGconn *db_conn(db *d);
 /* How many connections this db has opened so far (1 after the first; every reconnect
  * adds one). */
 unsigned long db_connections(const db *d);
+
+/* Connecting without blocking, for a connection the caller may do without (a read
+ * replica): db_connect_start begins a connection (dropping any current one), and
+ * db_connect_poll advances it as far as it can without waiting. The statement calls
+ * below never reconnect such a db on their own. */
+typedef enum { DB_CONNECT_PENDING, DB_CONNECT_OK, DB_CONNECT_FAILED } db_connect_state;
+void db_connect_start(db *d);
+db_connect_state db_connect_poll(db *d, char *err, size_t errlen);
+
+/* Drops the connection (the next db_ready, db_exec or db_connect_start opens another). */
+void db_disconnect(db *d);
+
+/* A statement in two halves on an open connection, without reconnecting: db_send sends
+ * it (preparing it first if this connection has not), db_receive waits for its result.
+ * In between the caller may use another connection, so that two databases work at
+ * once. db_send is false, and db_receive NULL, when the connection failed or gave no
+ * answer within timeout_ms (then it is dropped: db_error says why); db_receive's result
+ * may still be an SQL error. */
+bool db_send(db *d, db_stmt *stmt, const char *const *params);
+PGresult *db_receive(db *d, int timeout_ms); /* timeout_ms < 0: as long as it takes */
+
+/* The last connection error, one line. */
+const char *db_error(db *d);
 
 /* The SQLSTATE of a failed result, or "" */
 const char *db_sqlstate(const PGresult *r);

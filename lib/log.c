@@ -14,15 +14,18 @@ void log_set_program(const char *name)
 
 void log_fold(char *s)
 {
-    char *end = s;
-    for (char *p = s; *p != '\0'; p++) {
+    size_t n = 0;
+    for (const char *p = s; *p != '\0'; p++) {
         unsigned char c = (unsigned char)*p;
         if (c < 0x20 || c == 0x7f)
-            *p = ' ';
-        if (*p != ' ')
-            end = p + 1;
+            c = ' ';
+        if (c == ' ' && n > 0 && s[n - 1] == ' ')
+            continue;
+        s[n++] = (char)c;
     }
-    *end = '\0';
+    while (n > 0 && s[n - 1] == ' ')
+        n--;
+    s[n] = '\0';
 }
 
 static void log_line(const char *level, const char *fmt, va_list ap)

@@ -11,9 +11,9 @@ void log_set_program(const char *name);
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Replaces every control character of s (line breaks, tabs, escapes: a database's
- * multi-line message, a client's header) with a space and drops trailing spaces, so that
- * one event stays one line. */
+/* One event, one line: every control character of s (line breaks, tabs, escapes: a
+ * database's multi-line message, a client's header) becomes a space, runs of spaces one,
+ * and trailing spaces go. */
 void log_fold(char *s);
 
 #endif

@@ -18,6 +18,7 @@
 #include "idempotency.h"
 #include "log.h"
 #include "ops.h"
+#include "replica.h"
 #include "request.h"
 #include "ring_cache.h"
 #include "text.h"
@@ -102,6 +103,8 @@ static bool worker_init(worker *w)
     w->db = db_open(w->cfg.db, "market-api");
     db_listen(w->db, CATALOGUE_CHANNEL);
     db_ready(w->db); /* connect now if we can; requests reconnect if we cannot */
+    if (w->cfg.db_read != NULL)
+        w->replica = replica_open(w->cfg.db_read, "market-api-read", w->cfg.db_read_max_lag, w->db);
     w->pages = ring_cache_new(PAGE_CACHE_BYTES, PAGE_CACHE_SLOTS, w->cfg.page_cache_ms);
     buf_init(&w->page_key, 512);
     if (!ops_init(w, MARKET_VERSION, err, sizeof err)) {
@@ -205,6 +208,49 @@ static void render_and_keep(request *r, const catalogue_route *route, const cata
         ring_cache_put(r->w->pages, key->data, key->len, r->body->data, r->body->len, now);
 }
 
+/* With MARKET_DB_READ, the route's statement goes to the replica while it is fit:
+ * page_send sends it there and names the connection (NULL: the primary reads it), and
+ * page_collect reads the answer, or gives NULL when the primary must read it after all
+ * (the replica failed meanwhile, or could not run it). Between the two the worker runs
+ * the key check on the primary, so both databases work at once. */
+static db *page_send(request *r, const catalogue_read *read)
+{
+    if (r->w->replica == NULL)
+        return NULL;
+    db *reader = replica_pick(r->w->replica, now_ms());
+    if (reader != NULL && !db_send(reader, read->stmt, read->params)) {
+        replica_failed(r->w->replica, db_error(reader));
+        return NULL;
+    }
+    return reader;
+}
+
+static PGresult *page_collect(request *r, db *reader, const catalogue_read *read)
+{
+    if (reader == NULL)
+        return NULL;
+    PGresult *res = db_receive(reader, REPLICA_READ_TIMEOUT_MS);
+    if (res == NULL) {
+        replica_failed(r->w->replica, db_error(reader));
+        return NULL;
+    }
+    request_keep(r, res);
+    if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+        /* A statement cancelled by a conflict with recovery, say: the primary answers. */
+        log_error("request %s: statement %s failed on the replica: %s", r->request_id,
+                  read->stmt->name, PQresultErrorMessage(res));
+        return NULL;
+    }
+    return res;
+}
+
+/* The route's statement alone, on the replica when it is fit, else on the primary. */
+static PGresult *read_page(request *r, const catalogue_read *read)
+{
+    PGresult *page = page_collect(r, page_send(r, read), read);
+    return page != NULL ? page : request_query(r, read->stmt, read->params);
+}
+
 /* A page the worker answered less than PAGE_CACHE_MS ago: the key check alone, then the
  * kept body, unless a catalogue write was notified meanwhile (then the page is read
  * again). */
@@ -221,9 +267,24 @@ static void serve_kept(request *r, const catalogue_route *route, const catalogue
         return;
     }
     ring_cache_clear(r->w->pages);
-    PGresult *page = request_query(r, read->stmt, read->params);
+    PGresult *page = read_page(r, read);
     if (page != NULL)
         render_and_keep(r, route, read, page, key, now);
+}
+
+/* The key check on the primary while the replica reads the page (see page_send). */
+static void serve_from_replica(request *r, const catalogue_route *route, const catalogue_read *read,
+                               const auth_query *q, db *reader, const buf *key, long long now)
+{
+    PGresult *res = request_query(r, auth_statement(), q->params);
+    PGresult *page = page_collect(r, reader, read); /* always: the answer must be read */
+    if (res == NULL || !auth_finish(r, res))
+        return;
+    if (page == NULL && (page = request_query(r, read->stmt, read->params)) == NULL)
+        return;
+    if (db_notified(r->w->db)) /* older pages may be stale */
+        ring_cache_clear(r->w->pages);
+    render_and_keep(r, route, read, page, key, now);
 }
 
 /* A catalogue route: the key check and the route's statement in one round trip, or the
@@ -250,6 +311,11 @@ static void serve_catalogue(request *r, const catalogue_route *route)
     size_t kept_len;
     if (ring_cache_get(r->w->pages, key->data, key->len, now, &kept, &kept_len)) {
         serve_kept(r, route, &read, &q, key, now, kept, kept_len);
+        return;
+    }
+    db *reader = page_send(r, &read);
+    if (reader != NULL) {
+        serve_from_replica(r, route, &read, &q, reader, key, now);
         return;
     }
     db_stmt *stmts[2] = {auth_statement(), read.stmt};

@@ -86,7 +86,7 @@ void response_header(request *r, const char *name, const char *value)
     buf_printf(r->headers, "%s: %s\r\n", name, value);
 }
 
-static PGresult *request_keep(request *r, PGresult *res)
+PGresult *request_keep(request *r, PGresult *res)
 {
     if (r->result_count == REQUEST_MAX_RESULTS)
         abort(); /* handlers run a few statements; more is a programming error */

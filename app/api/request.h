@@ -33,6 +33,7 @@ typedef struct {
     uint8_t idem_key[SHA256_LEN];   /* encryption key of stored idempotent responses */
     const char *files_prefix;       /* path of MARKET_DOWNLOAD_BASE_URL, e.g. "/files" */
     struct ring_cache *pages;       /* recent catalogue answers (main.c) */
+    struct replica *replica;        /* MARKET_DB_READ for catalogue reads, or NULL */
     buf page_key;                   /* the current request's key into pages, reused */
 } worker;
 
@@ -109,6 +110,9 @@ bool request_query_pipeline(request *r, int n, db_stmt *const *stmts,
 
 /* True when res is a successful result of stmt; otherwise logs it and answers 500. */
 bool request_result_ok(request *r, const db_stmt *stmt, const PGresult *res);
+
+/* Makes res the request's: it is cleared when the request ends. */
+PGresult *request_keep(request *r, PGresult *res);
 
 /* Like request_query but keeps SQL errors for the caller (status not OK is returned, still
  * owned by the request) so it can map a constraint violation to a 4xx. NULL = db down. */

@@ -35,6 +35,7 @@ typedef struct {
     bool wake; /* due deliveries may be waiting: claim as soon as a slot is free */
     bool stopping;
     long long next_poll_ms;
+    long long next_renew_ms; /* when the leases of held deliveries are extended next */
     long long stop_deadline_ms;
     duetimes retries;        /* when our own failed deliveries come due again */
     store_outcome *outcomes; /* scratch for record_done, one per slot */
@@ -284,6 +285,21 @@ static bool finished(drainer *dr)
     return true;
 }
 
+/* While this drainer holds deliveries (sending, or sent with the outcome not yet
+ * recorded), their leases are extended every DRAINER_RENEW_MS. */
+static void renew_leases(drainer *dr)
+{
+    long long now = mono_ms();
+    if (dr->free_slots == dr->setup->concurrency) {
+        dr->next_renew_ms = now + DRAINER_RENEW_MS; /* a new claim starts a fresh lease */
+        return;
+    }
+    if (now < dr->next_renew_ms)
+        return;
+    if (store_renew(dr->setup->db))
+        dr->next_renew_ms = now + DRAINER_RENEW_MS;
+}
+
 /* A claim is due on a notification (or a full last batch), at a retry's due time and at
  * the one-second poll. */
 static bool claim_due(drainer *dr)
@@ -310,8 +326,10 @@ void drainer_run(const drainer_setup *setup)
         if (db_up && store_notified(setup->db))
             dr.wake = true;
         collect_finished(&dr);
-        if (db_up)
+        if (db_up) {
             record_done(&dr);
+            renew_leases(&dr);
+        }
         if (db_up && !dr.stopping && dr.free_slots > 0 && claim_due(&dr)) {
             claim_and_start(&dr);
             collect_finished(&dr);

@@ -14,6 +14,12 @@
 #include "sender.h"
 #include "store.h"
 
+/* A claimed delivery is this drainer's alone for DRAINER_LEASE_SECONDS, extended every
+ * DRAINER_RENEW_MS while it holds it: a drainer that dies (or loses its host) hands its
+ * deliveries back within the lease, and others resend them at their next poll. */
+#define DRAINER_LEASE_SECONDS 10
+#define DRAINER_RENEW_MS 3000
+
 typedef struct {
     const market_config *cfg;
     const uint8_t *secret_key; /* 32 bytes: opens the sealed subscription secrets */

@@ -24,7 +24,6 @@
 
 #define DEFAULT_CONCURRENCY 64
 #define MAX_CONCURRENCY 1024
-#define LEASE_MARGIN_SECONDS 30 /* a lease outlives the longest attempt by this much */
 #define SYSTEM_CA_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
 
 static int signal_pipe[2] = {-1, -1};
@@ -161,7 +160,7 @@ int main(int argc, char **argv)
     char worker[200];
     worker_name(worker, sizeof worker);
 
-    store *db = store_open(cfg.db, worker, cfg.webhook_timeout + LEASE_MARGIN_SECONDS);
+    store *db = store_open(cfg.db, worker, DRAINER_LEASE_SECONDS);
     sender *http =
         sender_create(concurrency, cfg.webhook_timeout, cfg.webhook_ca_file ? ca.path : NULL);
     log_info("started as %s: %d in flight at most, timeout %lds, %d retries%s", worker, concurrency,

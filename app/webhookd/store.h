@@ -1,12 +1,12 @@
-/* store: market-webhookd's PostgreSQL connection: LISTEN for wake-ups, claim due
- * deliveries under a lease, record each attempt's outcome.
+/* store: market-webhookd's side of PostgreSQL: LISTEN for wake-ups, claim due deliveries
+ * under a lease, renew the leases, record each attempt's outcome.
  *
- * The drainer keeps its own connection rather than lib/db's, because it needs things done
- * on every new connection before anything else: LISTEN market_webhooks (a listen does not
- * survive a reconnect) and its session settings; and it waits on the connection's socket
- * together with libcurl's. Statements are still prepared once per connection and take
- * parameters only. A lost connection is retried at most once a second; meanwhile the
- * drainer keeps sending what it already holds. */
+ * It runs on lib/db's connection like the other programs (prepared statements, reconnect,
+ * one-line notices); its own are the SQL below, the session settings (no synchronous
+ * commit, a statement timeout) and the LISTEN that lib/db renews on every new connection.
+ * The drainer waits on the connection's socket together with libcurl's. A lost
+ * connection is retried at most every DB_RETRY_MS; meanwhile the drainer keeps sending
+ * what it already holds. */
 #ifndef MARKET_WEBHOOKD_STORE_H
 #define MARKET_WEBHOOKD_STORE_H
 
@@ -33,6 +33,10 @@ bool store_notified(store *s);
 /* Claims up to max due deliveries (oldest due first) into out; returns how many, or -1
  * when the database is unreachable. */
 int store_claim(store *s, int max, delivery *out);
+
+/* Extends every lease this process holds by lease_seconds from now; false when the
+ * database is unreachable (the leases then run out and other drainers resend). */
+bool store_renew(store *s);
 
 typedef enum {
     STORE_RECORDED,

@@ -1,6 +1,7 @@
 // market-webhookd under stress, end to end (contract section 7): several drainers sharing
 // one outbox deliver each event exactly once in normal operation; a drainer killed with
-// SIGKILL mid-batch loses nothing (its leases run out and the deliveries are sent again);
+// SIGKILL mid-batch loses nothing (its 10 s leases run out and another drainer sends them);
+// a send slower than the lease keeps its lease (renewed every 3 s);
 // a receiver that is down for a while gets everything once it is back.
 //
 // Besides the stack's own drainer, this file starts market-webhookd processes of its own
@@ -29,8 +30,8 @@ before(async () => {
   assert.equal(process.env.MARKET_WEBHOOK_ALLOW_PRIVATE, '1', 'run with MARKET_WEBHOOK_ALLOW_PRIVATE=1 (tests/e2e/run sets it)');
   importDoc({
     mode: 'test',
-    accounts: ['a', 'b', 'c'].map((s) => ({ id: acct(s) })),
-    sellers: ['a', 'b', 'c'].map((s) => ({ id: seller(s), account: acct(s), name: `Drain seller ${s}` })),
+    accounts: ['a', 'b', 'c', 'd'].map((s) => ({ id: acct(s) })),
+    sellers: ['a', 'b', 'c', 'd'].map((s) => ({ id: seller(s), account: acct(s), name: `Drain seller ${s}` })),
   });
   rx = await startReceiver();
 });
@@ -127,36 +128,55 @@ test('two drainers at once over 1,000 events: each delivered exactly once', asyn
 });
 
 // ---------------------------------------------------------------------------------------
-test('a drainer killed with SIGKILL mid-batch loses nothing: its leases run out, another sends', async () => {
-  // The lease of a drainer is its MARKET_WEBHOOK_TIMEOUT + 30 s: the lowest timeout keeps
-  // this test short. The receiver answers slowly so that requests are in flight.
+test('a drainer killed with SIGKILL mid-batch hands its deliveries back within 15 s, and loses nothing', async () => {
+  // A drainer's leases last 10 s and are renewed every 3 s while it holds deliveries, so
+  // those of a dead drainer run out within 10 s of its death and another claims them at
+  // its next poll (1 s). The receiver answers slowly so that requests are in flight.
   const N = 300;
-  const env = { MARKET_WEBHOOK_TIMEOUT: '2' };
   rx.route('/slow', () => ({ status: 204, delayMs: 500 }));
   const sub = await subscribe('b', rx.url('/slow'));
-  const victim = await startDrainer(env);
+  const victim = await startDrainer();
   payouts('b', N);
 
   await waitUntil(() => leasedBy(sub.id, victim.pid) > 0, 'the drainer to hold leases', 10000);
   victim.kill('SIGKILL');
   const { signal } = await victim.exited;
+  const killedAt = Date.now();
   assert.equal(signal, 'SIGKILL');
   const stranded = psql(`SELECT id FROM webhook_deliveries WHERE subscription_id = '${sub.id}'
     AND status = 'pending' AND leased_by LIKE '%:${victim.pid}:%'`).split('\n').filter(Boolean);
   assert.ok(stranded.length > 0, 'the killed drainer left leased deliveries behind');
 
-  const successor = await startDrainer(env);
   const events = psql(`SELECT event_id FROM webhook_deliveries WHERE subscription_id = '${sub.id}'`).split('\n');
   assert.equal(events.length, N);
-  await waitUntil(() => statusCounts(sub.id) === `delivered ${N}`, `all ${N} delivered (after the leases of 32 s ran out)`, 50000);
+  // The stack's own drainer takes them over: no successor needs to start.
+  await waitUntil(() => psql(`SELECT count(*) FROM webhook_deliveries WHERE id IN (${stranded.join(',')})
+    AND (attempts >= 2 OR status <> 'pending')`) === String(stranded.length), 'the stranded deliveries to be claimed again', 20000);
+  const handedBackMs = Date.now() - killedAt;
+  assert.ok(handedBackMs <= 15000, `the dead drainer's ${stranded.length} deliveries were claimed again after ${handedBackMs} ms (at most 15 s)`);
+  await waitUntil(() => statusCounts(sub.id) === `delivered ${N}`, `all ${N} delivered`, 30000);
   const received = new Set(rx.to('/slow').map((r) => r.headers['webhook-id']));
   const lost = events.filter((e) => !received.has(e));
   assert.deepEqual(lost, [], 'every event arrived at least once');
-  // The stranded ones were claimed again, as a new attempt, once their lease had run out.
   assert.equal(psql(`SELECT count(*) FROM webhook_deliveries WHERE id IN (${stranded.join(',')}) AND attempts >= 2`), String(stranded.length));
+});
 
-  successor.kill('SIGTERM');
-  assert.equal((await successor.exited).code, 0, successor.log);
+test('a send that outlasts the lease keeps it: a slow receiver gets the event once, with two drainers running', async () => {
+  // 13 s to answer, longer than the 10 s lease: only the renewals every 3 s keep the
+  // other drainer from claiming the delivery while the first still waits.
+  const env = { MARKET_WEBHOOK_TIMEOUT: '30' };
+  rx.route('/very-slow', () => ({ status: 204, delayMs: 13000 }));
+  const sub = await subscribe('d', rx.url('/very-slow'));
+  const first = await startDrainer(env);
+  const second = await startDrainer(env);
+  payouts('d', 2);
+  await waitUntil(() => statusCounts(sub.id) === 'delivered 2', 'both delivered', 40000);
+  const got = rx.to('/very-slow');
+  assert.equal(got.length, 2, `each event sent once: ${got.map((r) => r.headers['webhook-id']).join(', ')}`);
+  assert.equal(psql(`SELECT count(*) FROM webhook_deliveries WHERE subscription_id = '${sub.id}' AND attempts = 1`), '2');
+  first.kill('SIGTERM');
+  second.kill('SIGTERM');
+  await Promise.all([first.exited, second.exited]);
 });
 
 // ---------------------------------------------------------------------------------------

@@ -106,6 +106,8 @@ static const char *const vars[] = {
     "MARKET_WEBHOOK_CA_FILE",
     "MARKET_WEBHOOK_ALLOW_PRIVATE",
     "MARKET_METRICS_FILE",
+    "MARKET_DB_READ",
+    "MARKET_DB_READ_MAX_LAG",
 };
 
 static char secret_path[64];
@@ -178,6 +180,8 @@ START_TEST(load_defaults)
     ck_assert_ptr_null(cfg.webhook_ca_file);
     ck_assert(!cfg.webhook_allow_private);
     ck_assert_str_eq(cfg.metrics_file, "/run/market-api/metrics");
+    ck_assert_ptr_null(cfg.db_read);
+    ck_assert_int_eq(cfg.db_read_max_lag, 10);
 }
 END_TEST
 
@@ -187,7 +191,11 @@ START_TEST(load_overrides)
     setenv("MARKET_WEBHOOK_RETRIES", "1s,2s", 1);
     setenv("MARKET_WEBHOOK_ALLOW_PRIVATE", "1", 1);
     setenv("MARKET_WEBHOOK_CA_FILE", "/etc/ca.pem", 1);
+    setenv("MARKET_DB_READ", "host=replica dbname=market", 1);
+    setenv("MARKET_DB_READ_MAX_LAG", "3", 1);
     ck_assert_msg(load(), "%s", err);
+    ck_assert_str_eq(cfg.db_read, "host=replica dbname=market");
+    ck_assert_int_eq(cfg.db_read_max_lag, 3);
     ck_assert_int_eq(cfg.rate_limit, 5);
     ck_assert_int_eq(cfg.webhook_retry_count, 2);
     ck_assert(cfg.webhook_allow_private);
@@ -211,6 +219,9 @@ START_TEST(load_rejects_bad_settings)
     setenv("MARKET_WEBHOOK_RETRIES", "5s,", 1);
     load_fails("MARKET_WEBHOOK_RETRIES");
     unsetenv("MARKET_WEBHOOK_RETRIES");
+    setenv("MARKET_DB_READ_MAX_LAG", "0", 1);
+    load_fails("MARKET_DB_READ_MAX_LAG");
+    unsetenv("MARKET_DB_READ_MAX_LAG");
     setenv("MARKET_WEBHOOK_ALLOW_PRIVATE", "yes", 1);
     load_fails("MARKET_WEBHOOK_ALLOW_PRIVATE");
     unsetenv("MARKET_WEBHOOK_ALLOW_PRIVATE");

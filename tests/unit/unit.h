@@ -18,6 +18,7 @@ Suite *money_suite(void);
 Suite *netcheck_suite(void);
 Suite *prom_suite(void);
 Suite *query_suite(void);
+Suite *replica_suite(void);
 Suite *ring_cache_suite(void);
 Suite *route_suite(void);
 Suite *text_suite(void);
