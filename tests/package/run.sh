@@ -167,6 +167,16 @@ lint=$(grep -v '^running with root privileges' <<<"$lint")
 printf '%s\n' "${lint:-lintian: no tag}" | sed 's/^/      lintian: /'
 if [ "$lint_rc" = 0 ] && [ -z "$lint" ]; then ok "lintian --pedantic: no tag"; else bad "lintian" "$lint"; fi
 
+# The maintainer scripts: enable at installation without starting (the database comes
+# first), restart what runs after an upgrade without a stop before it, stop on removal.
+mkdir -p "$WORK/control"
+dpkg-deb -e "$DEB" "$WORK/control"
+check "postinst enables the units" grep -q "deb-systemd-helper enable 'market-api.socket'" "$WORK/control/postinst"
+check "postinst try-restarts them after an upgrade" grep -q "deb-systemd-invoke try-restart" "$WORK/control/postinst"
+check "postinst never starts them" bash -c "! grep -q 'deb-systemd-invoke start' '$WORK/control/postinst'"
+check "prerm stops them on removal" grep -q "deb-systemd-invoke stop market-api.socket market-api.service" "$WORK/control/prerm"
+check "no stop before an upgrade" bash -c "! grep -qs 'deb-systemd-invoke stop' '$WORK/control/preinst'"
+
 # --- 2. install ---------------------------------------------------------------------------
 # No Recommends: the postgresql metapackage would create and start a cluster of its own.
 if timed "apt-get install" apt-get install -y -q --no-install-recommends "$DEB" >"$WORK/log/apt.log" 2>&1; then
