@@ -2,20 +2,31 @@
 
 #include <string.h>
 
-int cli_daemon_args(int argc, char **argv, const char *program, const char *version,
-                    const char *usage, FILE *out, FILE *err)
+/* The layout help2man reads: a usage line, the description, then titled sections. */
+static void print_help(const cli_daemon *d, FILE *out)
+{
+    fprintf(out,
+            "Usage: %s [--help | --version]\n\n%s\n"
+            "Options:\n"
+            "  -h, --help     print this help and exit\n"
+            "      --version  print the version and exit\n\n"
+            "Environment:\n%s",
+            d->program, d->description, d->environment);
+}
+
+int cli_daemon_args(int argc, char **argv, const cli_daemon *d, FILE *out, FILE *err)
 {
     if (argc < 2)
         return -1;
     const char *arg = argv[1];
     int status = 0;
     if (argc == 2 && (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)) {
-        fputs(usage, out);
+        print_help(d, out);
     } else if (argc == 2 && strcmp(arg, "--version") == 0) {
-        fprintf(out, "%s %s\n", program, version);
+        fprintf(out, "%s %s\n", d->program, d->version);
     } else {
-        fprintf(err, "%s: unexpected argument %s (see %s --help)\n", program,
-                argc == 2 ? arg : argv[2], program);
+        fprintf(err, "%s: unexpected argument %s (see %s --help)\n", d->program,
+                argc == 2 ? arg : argv[2], d->program);
         status = 2;
     }
     /* A full disk or a closed pipe must not pass for a printed help. */

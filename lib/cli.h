@@ -6,10 +6,18 @@
 
 #include <stdio.h>
 
-/* Reads argv: --help or -h prints usage on out, --version prints "program version" on
+/* What --help says of a daemon: its description (paragraphs ending with a line feed) and
+ * the settings it reads; the usage line and the options are the same for both. */
+typedef struct {
+    const char *program;
+    const char *version;
+    const char *description;
+    const char *environment;
+} cli_daemon;
+
+/* Reads argv: --help or -h prints the help on out, --version prints "program version" on
  * out; both return 0 (exit status). Any other argument prints one line on err and
  * returns 2. No argument returns -1: the program goes on. */
-int cli_daemon_args(int argc, char **argv, const char *program, const char *version,
-                    const char *usage, FILE *out, FILE *err);
+int cli_daemon_args(int argc, char **argv, const cli_daemon *d, FILE *out, FILE *err);
 
 #endif

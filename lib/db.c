@@ -26,7 +26,7 @@ struct db {
     PostgresPollingStatusType poll_state;
     long long connect_deadline_ms;
 
-    char last_error[256]; /* why the last connection was dropped, one line */
+    char last_error[256];      /* why the last connection was dropped, one line */
     unsigned long connections; /* sessions set up so far (db_connections) */
 };
 

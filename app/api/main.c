@@ -424,10 +424,9 @@ static void request_end(request *r)
         json_object_put(r->json_body);
 }
 
-/* What --help prints; help2man makes market-api(8) from it (Makefile, target man). */
-static const char usage_text[] =
-    "Usage: market-api [--help | --version]\n"
-    "\n"
+/* What --help says (lib/cli.h adds the usage line and the options); help2man makes
+ * the man page from it (Makefile, target man). */
+static const char help_description[] =
     "The FastCGI worker of the market API. spawn-fcgi (or systemd) hands it a listening\n"
     "socket as its standard input; it answers one request at a time on its own PostgreSQL\n"
     "connection and runs until it is stopped (SIGTERM). A pool is several workers on one\n"
@@ -443,13 +442,8 @@ static const char usage_text[] =
     "backlog, oldest pending age, read from PostgreSQL).\n"
     "\n"
     "Each request is logged as one line on standard error: request id, method, route,\n"
-    "status, duration and the API key's 12-character prefix, never the key.\n"
-    "\n"
-    "Options:\n"
-    "  -h, --help     print this help and exit\n"
-    "      --version  print the version and exit\n"
-    "\n"
-    "Environment:\n"
+    "status, duration and the API key's 12-character prefix, never the key.\n";
+static const char help_environment[] =
     "  MARKET_DB, MARKET_SECRET_FILE, MARKET_DOWNLOAD_BASE_URL, MARKET_FILES_ROOT,\n"
     "  MARKET_METRICS_FILE and the other settings of market.env(5). A missing or invalid\n"
     "  setting stops the worker at start with one line on standard error, exit status 1.\n";
@@ -457,7 +451,9 @@ static const char usage_text[] =
 int main(int argc, char **argv)
 {
     log_set_program("market-api");
-    int cli = cli_daemon_args(argc, argv, "market-api", MARKET_VERSION, usage_text, stdout, stderr);
+    static const cli_daemon self = {"market-api", MARKET_VERSION, help_description,
+                                    help_environment};
+    int cli = cli_daemon_args(argc, argv, &self, stdout, stderr);
     if (cli >= 0)
         return cli;
     signal(SIGPIPE, SIG_IGN);

@@ -17,7 +17,7 @@
 #define N_ROUTES (ROUTE_FILE + 1)
 
 static const char *const route_names[N_ROUTES] = {
-    [ROUTE_NONE] = "none", /* 404 and 405: no route matched */
+    [ROUTE_NONE] = "none", /* a path that is no route (404, or 401 before it) */
     [ROUTE_PRODUCTS_LIST] = "products_list",
     [ROUTE_PRODUCT_GET] = "product_get",
     [ROUTE_SELLER_GET] = "seller_get",

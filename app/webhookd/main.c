@@ -104,10 +104,9 @@ static bool load_ca(const market_config *cfg, cabundle *bundle, char *err, size_
     return ok;
 }
 
-/* What --help prints; help2man makes market-webhookd(8) from it (Makefile, target man). */
-static const char usage_text[] =
-    "Usage: market-webhookd [--help | --version]\n"
-    "\n"
+/* What --help says (lib/cli.h adds the usage line and the options); help2man makes
+ * the man page from it (Makefile, target man). */
+static const char help_description[] =
     "The webhook drainer of market: it delivers the outbox (webhook_deliveries, filled by\n"
     "the database's triggers at commit) to the sellers' HTTPS receivers, signed, with many\n"
     "requests in flight at once, and records every attempt. A failed attempt is retried\n"
@@ -118,13 +117,8 @@ static const char usage_text[] =
     "database's notifications, with a one-second poll as the fallback.\n"
     "\n"
     "SIGTERM or SIGINT stops it once the requests in flight have finished and been\n"
-    "recorded, with exit status 0. It logs one line per event on standard error.\n"
-    "\n"
-    "Options:\n"
-    "  -h, --help     print this help and exit\n"
-    "      --version  print the version and exit\n"
-    "\n"
-    "Environment:\n"
+    "recorded, with exit status 0. It logs one line per event on standard error.\n";
+static const char help_environment[] =
     "  MARKET_DB, MARKET_SECRET_FILE (required: it opens the subscriptions' secrets),\n"
     "  MARKET_WEBHOOK_TIMEOUT, MARKET_WEBHOOK_RETRIES, MARKET_WEBHOOK_CA_FILE,\n"
     "  MARKET_WEBHOOK_ALLOW_PRIVATE and MARKET_WEBHOOKD_CONCURRENCY; see market.env(5).\n"
@@ -134,8 +128,9 @@ static const char usage_text[] =
 int main(int argc, char **argv)
 {
     log_set_program("market-webhookd");
-    int cli =
-        cli_daemon_args(argc, argv, "market-webhookd", MARKET_VERSION, usage_text, stdout, stderr);
+    static const cli_daemon self = {"market-webhookd", MARKET_VERSION, help_description,
+                                    help_environment};
+    int cli = cli_daemon_args(argc, argv, &self, stdout, stderr);
     if (cli >= 0)
         return cli;
     market_config cfg;

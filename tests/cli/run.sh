@@ -12,14 +12,8 @@ set -u
 ROOT=$(cd -- "$(dirname -- "$0")/../.." && pwd)
 BIN=${BIN_DIR:-$ROOT/build}
 VERSION=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$ROOT/debian/changelog")
-passed=0
-failed=0
-
-ok() { passed=$((passed + 1)); }
-bad() {
-    failed=$((failed + 1))
-    printf 'FAIL: %s\n' "$*"
-}
+# shellcheck source=tools/testlib.sh
+. "$ROOT/tools/testlib.sh"
 
 # expect NAME STATUS PATTERN COMMAND...: COMMAND exits with STATUS and its stdout and
 # stderr together match the extended regular expression PATTERN.
@@ -108,9 +102,8 @@ for name in $settings; do
     if grep -q "\`$name\`" "$ROOT/README.md"; then ok; else bad "$name is not in the README"; fi
     expect "market.env(5) describes $name" 0 "^ +$name\$" rendered market.env.5
 done
-for name in $(sed -n 's/^## \(MARKET_[A-Z_]*\)$/\1/p' "$ROOT/etc/market.env.in"); do
+while read -r name; do
     if grep -qx "$name" <<<"$settings"; then ok; else bad "etc/market.env.in describes $name, which nothing reads"; fi
-done
+done < <(sed -n 's/^## \(MARKET_[A-Z_]*\)$/\1/p' "$ROOT/etc/market.env.in")
 
-printf '%d passed, %d failed\n' "$passed" "$failed"
-[ "$failed" = 0 ]
+tally

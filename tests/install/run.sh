@@ -16,18 +16,8 @@ set -u
 ROOT=$(cd -- "$(dirname -- "$0")/../.." && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/market-install-test.XXXXXX")
 trap 'rm -rf -- "$WORK"' EXIT
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-bad() {
-    failed=$((failed + 1))
-    printf 'FAIL: %s\n' "$*"
-}
-check() {
-    local name=$1
-    shift
-    if "$@"; then ok; else bad "$name"; fi
-}
+# shellcheck source=tools/testlib.sh
+. "$ROOT/tools/testlib.sh"
 # make quietly, with the build of the checkout (no recompilation with other flags).
 mk() { make -s -C "$ROOT" "$@" >"$WORK/make.log" 2>&1 || { cat "$WORK/make.log"; return 1; }; }
 
@@ -127,5 +117,4 @@ sed "s|listen 80;|listen 127.0.0.1:1;|" "$P/share/doc/market/examples/market-sit
 check "nginx -t: the example site" nginx_t "include $WORK/site.conf;"
 check "make uninstall (prefix)" mk uninstall "PREFIX=$P" "RUNSTATEDIR=$WORK/run" "LOCALSTATEDIR=$WORK/var"
 
-printf '%d passed, %d failed\n' "$passed" "$failed"
-[ "$failed" = 0 ]
+tally

@@ -35,31 +35,12 @@ ROOT=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")/../.." && pw
 export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
 
 say() { printf 'package-check: %s\n' "$*" >&2; }
-passed=0
-failed=0
-ok() {
-    passed=$((passed + 1))
-    printf 'ok    %s\n' "$1"
-}
-bad() {
-    failed=$((failed + 1))
-    printf 'FAIL  %s\n' "$1"
-    [ -z "${2:-}" ] || printf '%s\n' "$2" | sed 's/^/      | /'
-}
-# check NAME COMMAND...: passes when COMMAND succeeds; its output is shown when it fails.
-check() {
-    local name=$1 out
-    shift
-    if out=$("$@" 2>&1); then ok "$name"; else bad "$name" "$out"; fi
-}
-summary() {
-    printf '%d passed, %d failed\n' "$passed" "$failed"
-    [ "$failed" = 0 ]
-}
+# Every check is shown (ok/bad/check/tally: tools/testlib.sh).
+CHECKS_VERBOSE=1
 # Stops here: the cleanup runs from the EXIT trap.
 give_up() {
     bad "$1" "${2:-}"
-    summary
+    tally
     exit 1
 }
 
@@ -75,10 +56,11 @@ for tool in dpkg-buildpackage dh lintian help2man systemd-analyze spawn-fcgi run
 done
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 PG_BIN=/usr/lib/postgresql/15/bin
-[ -x "$PG_BIN/initdb" ] || PG_BIN=$(dirname -- "$(ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -n 1)")
+[ -x "$PG_BIN/initdb" ] ||
+    PG_BIN=$(dirname -- "$(printf '%s\n' /usr/lib/postgresql/*/bin/initdb | sort -V | tail -n 1)")
 
 # One run at a time on a machine: the package and its paths are the machine's.
-exec 9>/run/lock/market-package-check.lock
+exec 9>"${TMPDIR:-/tmp}/market-package-check.lock"
 flock -n 9 || {
     say "another package-check is running"
     exit 1
@@ -113,7 +95,13 @@ stop_started() {
     for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[i]}"; done
     PIDS=()
 }
-pg() { (cd / && runuser -u market -- "$PG_BIN/$@"); }
+# A PostgreSQL program (pg NAME ARGS...) as the user market, from / (postgres complains
+# when it cannot read its working directory).
+pg() {
+    local prog=$1
+    shift
+    (cd / && runuser -u market -- "$PG_BIN/$prog" "$@")
+}
 cleanup() {
     local rc=$?
     trap - EXIT INT TERM
@@ -231,8 +219,8 @@ unit_ids() {
     printf '%s\n' "--reuid=$(unit_value "$1" User)" "--regid=$(unit_value "$1" Group)" --init-groups
 }
 
-PGPORT=$(free_port) || give_up "a free port for PostgreSQL"
-PORT=$(free_port) || give_up "a free port for nginx"
+PGPORT=$(free_port 20000-60999) || give_up "a free port for PostgreSQL"
+PORT=$(free_port 20000-60999) || give_up "a free port for nginx"
 mkdir -p "$WORK/run" "$WORK/pg"
 touch "$WORK/log/postgresql.log"
 chown market:market "$WORK/run" "$WORK/pg" "$WORK/log/postgresql.log"
@@ -259,7 +247,7 @@ check "market-migrate runs as $(unit_value "$MIGRATE" User)" \
     env -i PATH="$UNIT_PATH" setpriv "${ids[@]}" -- \
     /bin/sh -c "$(unit_env_prefix "$MIGRATE")exec $(unit_command "$MIGRATE")"
 check "the schema is there" test "$(runuser -u market -- psql -X -A -t -h "$WORK/run" -p "$PGPORT" -d market \
-    -c 'SELECT count(*) FROM schema_migrations')" = "$(ls "$ROOT"/sql/migrations/*.sql | wc -l)"
+    -c 'SELECT count(*) FROM schema_migrations')" = "$(find "$ROOT/sql/migrations" -maxdepth 1 -name '*.sql' | wc -l)"
 
 # market-api.socket + market-api.service: the socket as systemd makes it, then the pool's
 # command as its user, in the runtime directory systemd would make.
@@ -409,4 +397,4 @@ check "purged: /etc/market is gone" test ! -e /etc/market
 check "purged: the nginx files are gone" test ! -e /etc/nginx/snippets/market.conf -a ! -e /etc/nginx/conf.d/market.conf
 check "purged: dpkg forgets the package" bash -c "! dpkg-query -W -f='\${Status}' market 2>/dev/null | grep -q 'installed\|config-files'"
 
-summary
+tally
