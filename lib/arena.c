@@ -1,4 +1,5 @@
 #include "arena.h"
+#include "mem.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -15,11 +16,7 @@ struct arena_block {
 
 static arena_block *block_new(size_t size)
 {
-    arena_block *b = malloc(sizeof(*b) + size);
-    if (b == NULL) {
-        fputs("market: out of memory\n", stderr);
-        abort();
-    }
+    arena_block *b = xmalloc(sizeof(*b) + size);
     b->next = NULL;
     b->size = size;
     b->used = 0;
@@ -37,7 +34,7 @@ void *arena_alloc(arena *a, size_t size)
     const size_t align = sizeof(max_align_t);
     size_t rounded = (size + align - 1) & ~(align - 1);
     if (rounded < size)
-        abort(); /* size overflowed */
+        mem_exhausted(); /* the size overflowed: no such block can exist */
 
     arena_block *b = a->head;
     if (b->size - b->used < rounded) {

@@ -1,9 +1,20 @@
 #include "buf.h"
+#include "mem.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The new home of an arena buffer that outgrew its piece: the old piece stays in the arena
+ * until it is reset, which costs at most as much again as the final size. */
+static char *arena_grow(buf *b, size_t cap)
+{
+    char *p = arena_alloc(b->arena, cap);
+    if (b->len > 0)
+        memcpy(p, b->data, b->len + 1);
+    return p;
+}
 
 static void buf_reserve(buf *b, size_t extra)
 {
@@ -12,15 +23,10 @@ static void buf_reserve(buf *b, size_t extra)
     size_t cap = b->cap ? b->cap : 256;
     while (cap - b->len <= extra) {
         if (cap > ((size_t)-1) / 2)
-            abort();
+            mem_exhausted(); /* no such buffer can exist */
         cap *= 2;
     }
-    char *p = realloc(b->data, cap);
-    if (p == NULL) {
-        fputs("market: out of memory\n", stderr);
-        abort();
-    }
-    b->data = p;
+    b->data = b->arena != NULL ? arena_grow(b, cap) : xrealloc(b->data, cap);
     b->cap = cap;
 }
 
@@ -29,13 +35,25 @@ void buf_init(buf *b, size_t cap)
     b->data = NULL;
     b->len = 0;
     b->cap = 0;
+    b->arena = NULL;
+    buf_reserve(b, cap);
+    b->data[0] = '\0';
+}
+
+void buf_init_arena(buf *b, arena *a, size_t cap)
+{
+    b->data = NULL;
+    b->len = 0;
+    b->cap = 0;
+    b->arena = a;
     buf_reserve(b, cap);
     b->data[0] = '\0';
 }
 
 void buf_free(buf *b)
 {
-    free(b->data);
+    if (b->arena == NULL)
+        free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
 }

@@ -1,18 +1,26 @@
 /* buf: a growable byte buffer. A worker keeps one for the response body and reuses it,
- * so its memory is allocated once and only grows for the largest response seen. */
+ * so its memory is allocated once and only grows for the largest response seen.
+ *
+ * A buffer made with buf_init_arena takes its memory from an arena instead: it grows by
+ * taking a larger piece of the arena, and it is never freed on its own, since the arena
+ * releases everything at once (a request's buffers: request_buf). */
 #ifndef MARKET_BUF_H
 #define MARKET_BUF_H
 
 #include <stddef.h>
 
+#include "arena.h"
+
 typedef struct {
     char *data; /* always NUL-terminated after any append */
     size_t len;
     size_t cap;
+    arena *arena; /* where the memory comes from; NULL: the heap (buf_free frees it) */
 } buf;
 
 void buf_init(buf *b, size_t cap);
-void buf_free(buf *b);
+void buf_init_arena(buf *b, arena *a, size_t cap);
+void buf_free(buf *b); /* for a heap buffer; an arena's is released with its arena */
 void buf_clear(buf *b);
 void buf_append(buf *b, const void *data, size_t len);
 void buf_puts(buf *b, const char *s);

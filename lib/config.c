@@ -1,4 +1,5 @@
 #include "config.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -142,10 +143,7 @@ bool config_load(market_config *cfg, int needs, char *err, size_t errlen)
         size_t n = strlen(base);
         while (n > 0 && base[n - 1] == '/')
             n--;
-        char *copy = strndup(base, n);
-        if (copy == NULL)
-            abort();
-        cfg->download_base_url = copy;
+        cfg->download_base_url = xstrndup(base, n);
     }
     cfg->files_root = root;
 

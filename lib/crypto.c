@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
 #include "text.h"
 
 #define GCM_NONCE_LEN 12
@@ -166,9 +167,7 @@ bool base64url_decode(const char *text, size_t textlen, uint8_t *out, size_t *ou
 void crypto_seal(const uint8_t key[32], const void *plain, size_t len, buf *b)
 {
     size_t total = GCM_NONCE_LEN + len + GCM_TAG_LEN;
-    uint8_t *blob = malloc(total);
-    if (blob == NULL)
-        abort();
+    uint8_t *blob = xmalloc(total);
     crypto_random(blob, GCM_NONCE_LEN);
 
     gcry_cipher_hd_t h;
@@ -186,16 +185,12 @@ bool crypto_open(const uint8_t key[32], const char *sealed, buf *plain)
 {
     size_t textlen = strlen(sealed);
     size_t cap = textlen / 4 * 3 + 3;
-    uint8_t *blob = malloc(cap);
-    if (blob == NULL)
-        abort();
+    uint8_t *blob = xmalloc(cap);
     size_t n = cap;
     bool ok = base64_decode(sealed, textlen, blob, &n) && n >= GCM_NONCE_LEN + GCM_TAG_LEN;
     if (ok) {
         size_t len = n - GCM_NONCE_LEN - GCM_TAG_LEN;
-        uint8_t *out = malloc(len + 1);
-        if (out == NULL)
-            abort();
+        uint8_t *out = xmalloc(len + 1);
         gcry_cipher_hd_t h;
         ok = gcry_cipher_open(&h, GCRY_CIPHER_AES256, GCRY_CIPHER_MODE_GCM, 0) == 0;
         if (ok) {

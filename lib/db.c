@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "mem.h"
 
 struct db {
     char *conninfo;
@@ -26,7 +27,9 @@ struct db {
     PostgresPollingStatusType poll_state;
     long long connect_deadline_ms;
 
-    char last_error[256];      /* why the last connection was dropped, one line */
+    char last_error[256]; /* why the last connection was dropped, one line */
+    bool fail_fast;       /* a tool: no logging, no reconnecting behind its back */
+    bool connected_once;
     unsigned long connections; /* sessions set up so far (db_connections) */
 };
 
@@ -51,13 +54,9 @@ static long long now_ms(void)
 
 db *db_open(const char *conninfo, const char *application_name)
 {
-    db *d = calloc(1, sizeof *d);
-    if (d == NULL)
-        abort();
-    d->conninfo = strdup(conninfo);
-    d->application_name = strdup(application_name);
-    if (d->conninfo == NULL || d->application_name == NULL)
-        abort();
+    db *d = xcalloc(1, sizeof *d);
+    d->conninfo = xstrdup(conninfo);
+    d->application_name = xstrdup(application_name);
     d->last_attempt_ms = -DB_RETRY_MS;
     return d;
 }
@@ -143,6 +142,7 @@ static bool session_setup(db *d)
         d->down = true;
         return false;
     }
+    d->connected_once = true;
     if (d->down)
         log_info("database connection restored");
     d->down = false;
@@ -159,7 +159,7 @@ static bool db_connect(db *d)
     d->last_attempt_ms = now_ms();
     d->conn = connect_with_defaults(d, true);
     if (PQstatus(d->conn) != CONNECTION_OK) {
-        if (!d->down) /* log the transition, not every retry */
+        if (!d->down && !d->fail_fast) /* log the transition, not every retry */
             log_error("database connection failed: %s", PQerrorMessage(d->conn));
         d->down = true;
         return false;
@@ -243,6 +243,8 @@ bool db_ready(db *d)
 {
     if (d->conn != NULL && !d->connecting && PQstatus(d->conn) == CONNECTION_OK)
         return true;
+    if (d->fail_fast && d->connected_once)
+        return false; /* the session (and whatever it held) is gone: the tool fails */
     if (now_ms() - d->last_attempt_ms < DB_RETRY_MS)
         return false;
     return db_connect(d);
@@ -273,7 +275,7 @@ const char *db_sqlstate(const PGresult *r)
 static PGresult *db_checked(db *d, PGresult *r)
 {
     if (PQstatus(d->conn) != CONNECTION_OK) {
-        if (!d->down)
+        if (!d->down && !d->fail_fast)
             log_error("database connection lost");
         d->down = true;
         PQclear(r);
@@ -301,7 +303,7 @@ PGresult *db_exec(db *d, db_stmt *stmt, const char *const *params)
      * run the statement again rather than fail a request the database could serve. */
     bool idle = PQtransactionStatus(d->conn) == PQTRANS_IDLE;
     PGresult *r = db_exec_once(d, stmt, params);
-    if (r == NULL && idle && db_connect(d))
+    if (r == NULL && idle && !d->fail_fast && db_connect(d))
         r = db_exec_once(d, stmt, params);
     return r;
 }
@@ -321,9 +323,7 @@ bool db_command(db *d, const char *sql)
 void db_listen(db *d, const char *channel)
 {
     free(d->listen_channel);
-    d->listen_channel = strdup(channel);
-    if (d->listen_channel == NULL)
-        abort();
+    d->listen_channel = xstrdup(channel);
     if (d->conn != NULL && PQstatus(d->conn) == CONNECTION_OK && !db_listen_now(d))
         d->down = true;
     d->notified = true;
@@ -356,9 +356,7 @@ static void mark_prepared(db *d, db_stmt *stmt)
         size_t cap = d->prepared_cap == 0 ? 64 : d->prepared_cap;
         while (cap <= stmt->id)
             cap *= 2;
-        unsigned char *grown = realloc(d->prepared, cap);
-        if (grown == NULL)
-            abort();
+        unsigned char *grown = xrealloc(d->prepared, cap);
         memset(grown + d->prepared_cap, 0, cap - d->prepared_cap);
         d->prepared = grown;
         d->prepared_cap = cap;
@@ -436,7 +434,7 @@ static bool db_pipeline_once(db *d, int n, db_stmt *const *stmts, const char *co
     }
     if (syncs < n || !PQexitPipelineMode(c) || PQstatus(c) != CONNECTION_OK) {
         clear_results(n, out);
-        if (!d->down)
+        if (!d->down && !d->fail_fast)
             log_error("database connection lost: %s", PQerrorMessage(c));
         d->down = true;
         db_disconnect(d);
@@ -454,7 +452,7 @@ bool db_exec_pipeline(db *d, int n, db_stmt *const *stmts, const char *const *co
     bool idle = PQtransactionStatus(d->conn) == PQTRANS_IDLE;
     if (db_pipeline_once(d, n, stmts, params, out))
         return true;
-    return idle && db_connect(d) && db_pipeline_once(d, n, stmts, params, out);
+    return idle && !d->fail_fast && db_connect(d) && db_pipeline_once(d, n, stmts, params, out);
 }
 
 bool db_send(db *d, db_stmt *stmt, const char *const *params)
@@ -525,9 +523,7 @@ const char *db_error(db *d)
 void db_set_session(db *d, const char *sql)
 {
     free(d->session_sql);
-    d->session_sql = strdup(sql);
-    if (d->session_sql == NULL)
-        abort();
+    d->session_sql = xstrdup(sql);
 }
 
 int db_socket(db *d)
@@ -541,9 +537,21 @@ bool db_consume(db *d)
         return false;
     if (PQconsumeInput(d->conn) && PQstatus(d->conn) == CONNECTION_OK)
         return true;
-    if (!d->down)
+    if (!d->down && !d->fail_fast)
         log_error("database connection lost: %s", PQerrorMessage(d->conn));
     d->down = true;
     db_disconnect(d);
     return false;
+}
+
+void db_fail_fast(db *d)
+{
+    d->fail_fast = true;
+}
+
+PGresult *db_exec_params(db *d, const char *sql, int nparams, const char *const *params)
+{
+    if (!db_ready(d))
+        return NULL;
+    return db_checked(d, PQexecParams(d->conn, sql, nparams, NULL, params, NULL, NULL, 0));
 }

@@ -68,6 +68,15 @@ int db_socket(db *d);
  * false when the connection broke (it is dropped). */
 bool db_consume(db *d);
 
+/* Runs SQL that is not worth preparing (a migration, a one-off query), with text
+ * parameters; NULL when the connection failed, else a result the caller must PQclear. */
+PGresult *db_exec_params(db *d, const char *sql, int nparams, const char *const *params);
+
+/* For a command-line tool: db logs nothing (the tool reports failures itself) and never
+ * reconnects once connected, since a new session would silently lose what the old one
+ * held (an advisory lock, a transaction); a lost connection fails every later call. */
+void db_fail_fast(db *d);
+
 /* Runs a parameterless command (BEGIN, COMMIT, ROLLBACK); true on success. */
 bool db_command(db *d, const char *sql);
 

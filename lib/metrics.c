@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "mem.h"
+
 #define METRICS_MAGIC 0x6d61726b65746d31ULL /* "marketm1" */
 #define HEADER_SIZE 64
 #define CACHE_LINE 64
@@ -164,9 +166,7 @@ metrics *metrics_open(const char *path, uint32_t layout, uint32_t ncounters, cha
         snprintf(err, errlen, "MARKET_METRICS_FILE %s: mmap: %s", path, strerror(saved));
         return NULL;
     }
-    metrics *m = calloc(1, sizeof *m);
-    if (m == NULL)
-        abort();
+    metrics *m = xcalloc(1, sizeof *m);
     m->map = map;
     m->map_size = size;
     m->slot_size = h.slot_size;
@@ -174,7 +174,7 @@ metrics *metrics_open(const char *path, uint32_t layout, uint32_t ncounters, cha
     /* Until a slot is claimed, counts go to a private one. */
     m->private_slot = aligned_alloc(CACHE_LINE, m->slot_size);
     if (m->private_slot == NULL)
-        abort();
+        mem_exhausted();
     memset(m->private_slot, 0, m->slot_size);
     m->mine = m->private_slot;
     return m;

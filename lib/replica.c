@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "mem.h"
 
 /* The primary's position: its WAL insert position, or what it has replayed when it is a
  * standby itself (then the replica is compared with what the primary can show). */
@@ -78,9 +79,7 @@ long long replica_lag_ms(const lsn_samples *s, uint64_t replayed, long long repl
 replica *replica_open(const char *conninfo, const char *application_name, long max_lag_seconds,
                       db *primary)
 {
-    replica *rp = calloc(1, sizeof *rp);
-    if (rp == NULL)
-        abort();
+    replica *rp = xcalloc(1, sizeof *rp);
     rp->conn = db_open(conninfo, application_name);
     rp->primary = primary;
     rp->max_lag_ms = max_lag_seconds * 1000LL;
@@ -143,7 +142,7 @@ static void check_lag(replica *rp, long long now_ms)
     PQclear(p); /* without a sample (primary down) the older ones still bound the lag */
 
     PGresult *r = db_send(rp->conn, &replica_replay_state, NULL)
-                      ? db_receive(rp->conn, REPLICA_READ_TIMEOUT_MS)
+                      ? db_receive(rp->conn, REPLICA_CHECK_TIMEOUT_MS)
                       : NULL;
     if (r == NULL) {
         rp->state = REPLICA_DOWN;

@@ -10,9 +10,11 @@
  * the hosts' clocks need not agree for it. A node that is not in recovery (a promoted
  * replica, or the primary itself) is not behind at all.
  *
- * Nothing here ever waits for the replica: it is connected to without blocking, and a
- * read that fails on it (connection lost, or no answer within REPLICA_READ_TIMEOUT_MS)
- * sends reads to the primary until the next check finds the replica fit again. */
+ * Connecting never waits: the replica is connected to without blocking. A read waits for
+ * it at most REPLICA_READ_TIMEOUT_MS (the lag check REPLICA_CHECK_TIMEOUT_MS); a read
+ * that fails on it (connection lost, or no answer in time) is answered by the primary,
+ * and reads stay there until a new connection's check finds the replica fit again. So a
+ * replica cut off from the network costs each worker one wait of at most a second. */
 #ifndef MARKET_REPLICA_H
 #define MARKET_REPLICA_H
 
@@ -22,7 +24,8 @@
 #include "db.h"
 
 #define REPLICA_CHECK_MS 1000
-#define REPLICA_READ_TIMEOUT_MS 5000
+#define REPLICA_READ_TIMEOUT_MS 1000 /* catalogue reads take milliseconds */
+#define REPLICA_CHECK_TIMEOUT_MS 500 /* the lag check is one tiny statement */
 #define REPLICA_SAMPLES 64
 
 typedef struct replica replica;

@@ -1,3 +1,4 @@
+#include "mem.h"
 #include "ring_cache.h"
 
 #include <stdint.h>
@@ -37,13 +38,11 @@ static uint64_t hash_key(const char *key, size_t len)
 
 ring_cache *ring_cache_new(size_t ring_bytes, size_t slots, long long ttl_ms)
 {
-    ring_cache *c = calloc(1, sizeof *c);
-    if (c == NULL || slots == 0)
-        abort();
-    c->ring = malloc(ring_bytes);
-    c->slots = calloc(slots, sizeof *c->slots);
-    if (c->ring == NULL || c->slots == NULL)
-        abort();
+    if (slots == 0)
+        abort(); /* a caller's bug: there must be somewhere to put an entry */
+    ring_cache *c = xcalloc(1, sizeof *c);
+    c->ring = xmalloc(ring_bytes);
+    c->slots = xcalloc(slots, sizeof *c->slots);
     /* Touch every page now: the memory is counted from the start, not as traffic grows. */
     memset(c->ring, 0, ring_bytes);
     c->ring_bytes = ring_bytes;

@@ -100,3 +100,23 @@ bool token_valid(const char *s, size_t max, const char *extra)
     }
     return true;
 }
+
+bool percent_unreserved(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '.' || c == '_' || c == '~';
+}
+
+void percent_encode(buf *b, const char *s, size_t n, bool (*keep)(unsigned char))
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (keep(c)) {
+            buf_putc(b, (char)c);
+        } else {
+            char e[3] = {'%', hex[c >> 4], hex[c & 15]};
+            buf_append(b, e, 3);
+        }
+    }
+}

@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "buf.h"
+
 /* True when s[0..n) is well-formed UTF-8 (no overlong forms, no surrogates, nothing
  * above U+10FFFF) and has no NUL byte. */
 bool utf8_valid(const char *s, size_t n);
@@ -19,6 +21,12 @@ bool percent_decode(const char *s, size_t n, bool plus_is_space, char *out, size
 
 /* The value of one hex digit (either case), or -1. */
 int hex_digit(char c);
+
+/* RFC 3986's unreserved characters: A-Z a-z 0-9 - . _ ~ */
+bool percent_unreserved(unsigned char c);
+
+/* Appends s[0..n) to b, each byte for which keep is false as %XX (upper-case hex). */
+void percent_encode(buf *b, const char *s, size_t n, bool (*keep)(unsigned char));
 
 /* True when s is 1..max characters, each in the set [A-Za-z0-9] plus `extra`. */
 bool token_valid(const char *s, size_t max, const char *extra);

@@ -4,11 +4,12 @@
 #   . "$REPO/tools/testlib.sh"
 #   port=$(free_port [FIRST-LAST])   a TCP port nothing listens on: one of FIRST-LAST when
 #                                    given and one is free, else one of 20000-60999
-#   make_test_tls DIR NAME           a throwaway CA named NAME and a certificate for
-#                                    localhost and 127.0.0.1 signed by it: DIR/ca.pem,
-#                                    DIR/server.pem, DIR/server.key (readable by the test
-#                                    processes). On failure prints openssl's output on
-#                                    stderr and returns 1.
+#   make_test_tls DIR NAME [SAN...]  a throwaway CA named NAME and a certificate for
+#                                    localhost and 127.0.0.1 (and each extra SAN given,
+#                                    such as IP:10.1.2.3 or DNS:recv.test) signed by it:
+#                                    DIR/ca.pem, DIR/server.pem, DIR/server.key (readable
+#                                    by the test processes). On failure prints openssl's
+#                                    output on stderr and returns 1.
 #
 #   ok NAME / bad NAME [DETAIL]      count a check that passed / failed (a failure is
 #                                    printed, DETAIL indented under it; a pass only with
@@ -34,7 +35,9 @@ free_port() {
 }
 
 make_test_tls() {
-    local dir=$1 name=$2
+    local dir=$1 name=$2 san='DNS:localhost,IP:127.0.0.1,IP:::1' extra
+    shift 2
+    for extra in "$@"; do san+=",$extra"; done
     mkdir -p -- "$dir"
     if ! {
         openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
@@ -42,7 +45,7 @@ make_test_tls() {
             -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign &&
             openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
                 -subj '/CN=localhost' -keyout "$dir/server.key" -out "$dir/server.csr" &&
-            printf '%s\n' 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1' 'basicConstraints=CA:FALSE' \
+            printf '%s\n' "subjectAltName=$san" 'basicConstraints=CA:FALSE' \
                 'keyUsage=critical,digitalSignature' 'extendedKeyUsage=serverAuth' >"$dir/server.ext" &&
             openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" \
                 -CAcreateserial -days 2 -extfile "$dir/server.ext" -out "$dir/server.pem"

@@ -1,6 +1,6 @@
 /* market-admin: the command-line tool that stands in for the seller dashboard and the
  * payment system (contract section 9). One file per command group; this header holds
- * what they share: failing with one line, options, and a thin layer over libpq. */
+ * what they share: failing with one line, options, and a thin fail-fast layer over lib/db. */
 #ifndef MARKET_ADMIN_H
 #define MARKET_ADMIN_H
 
@@ -12,6 +12,7 @@
 
 #include "buf.h"
 #include "config.h"
+#include "db.h"
 
 #define EXIT_USAGE 2
 
@@ -48,59 +49,40 @@ long parse_count(const char *command, const char *name, const char *text, long m
 /* --- database ------------------------------------------------------------------------- */
 
 /* Loads the MARKET_* configuration (needs: CONFIG_NEED_* flags) and connects to
- * MARKET_DB. Fails with one line if either is impossible. */
-PGconn *admin_connect(int needs, market_config *cfg);
+ * MARKET_DB through lib/db (its defaults, session settings and one-line notices). Fails
+ * with one line if either is impossible. db_close ends the session. */
+db *admin_connect(int needs, market_config *cfg);
 
 /* Runs parameterised SQL; any result but rows or a completed command is fatal, reported
  * as "<what>: <the server's primary message>". The caller PQclears the result. */
-PGresult *sql_run(PGconn *c, const char *what, const char *sql, int nparams,
-                  const char *const *params);
+PGresult *sql_run(db *c, const char *what, const char *sql, int nparams, const char *const *params);
 
 /* sql_run for statements whose result is not needed. */
-void sql_do(PGconn *c, const char *what, const char *sql, int nparams, const char *const *params);
+void sql_do(db *c, const char *what, const char *sql, int nparams, const char *const *params);
 
 /* Prints every row of r as one line of tab-separated columns on stdout. */
 void print_rows(const PGresult *r);
 
-/* A statement run many times: prepared on first use, then executed by name. */
-typedef struct {
-    const char *name;
-    const char *sql;
-    int nparams;
-    bool prepared;
-} admin_stmt;
-
-PGresult *stmt_run(PGconn *c, admin_stmt *s, const char *const *params);
-void stmt_do(PGconn *c, admin_stmt *s, const char *const *params);
+/* A statement run many times is a db_stmt (DB_STMT, lib/db.h), prepared on first use on
+ * the connection; any result but rows or a completed command is fatal, as for sql_run. */
+PGresult *stmt_run(db *c, db_stmt *s, const char *const *params);
+void stmt_do(db *c, db_stmt *s, const char *const *params);
 
 /* COPY ... FROM STDIN in text format. Rows are appended to a buffer with copy_field /
  * copy_row_end and sent in large chunks, so the server parses while we generate. */
 typedef struct {
-    PGconn *conn;
+    db *conn;
     const char *what;
     buf data;
     long rows;
     bool first_field; /* no field yet in the current row */
 } copy_stream;
 
-void copy_begin(copy_stream *cs, PGconn *c, const char *what, const char *sql);
+void copy_begin(copy_stream *cs, db *c, const char *what, const char *sql);
 void copy_field(copy_stream *cs, const char *text); /* NULL writes \N */
 void copy_field_long(copy_stream *cs, long long v);
 void copy_row_end(copy_stream *cs);
 void copy_end(copy_stream *cs); /* sends the rest and checks the server's verdict */
-
-/* --- keys and identifiers ------------------------------------------------------------- */
-
-/* A fresh random identifier: prefix followed by 24 characters of [A-Za-z0-9]. */
-void random_id(char *out, size_t outsz, const char *prefix);
-
-/* True when s is prefix followed by 1..60 characters of [A-Za-z0-9_] (the CHECK of
- * every prefixed id column in 001_core.sql). */
-bool prefixed_id_valid(const char *s, const char *prefix);
-
-/* True for a seller handle or a category slug: [a-z0-9] then up to 39 more of
- * [a-z0-9] and `extra`. */
-bool slug_valid(const char *s, const char *extra);
 
 /* --- commands ------------------------------------------------------------------------- */
 

@@ -126,7 +126,7 @@ static char *array_literal(json_object *set)
 
 /* Runs sql with the set as $1 (text[]) and maps column 0 to: true (1 column), column 1
  * (2 columns) or [column 1, column 2] (3 columns). */
-static json_object *fetch_map(PGconn *c, const char *sql, json_object *set)
+static json_object *fetch_map(db *c, const char *sql, json_object *set)
 {
     json_object *map = json_object_new_object();
     if (json_object_object_length(set) == 0) {
@@ -155,7 +155,7 @@ static json_object *fetch_map(PGconn *c, const char *sql, json_object *set)
     return map;
 }
 
-static json_object *fetch_currencies(PGconn *c)
+static json_object *fetch_currencies(db *c)
 {
     json_object *map = json_object_new_object();
     PGresult *r = sql_run(c, "import", "SELECT code, exponent FROM currencies", 0, NULL);
@@ -166,7 +166,7 @@ static json_object *fetch_currencies(PGconn *c)
     return map;
 }
 
-void import_fetch(PGconn *c, import_doc *doc)
+void import_fetch(db *c, import_doc *doc)
 {
     json_object *accounts = json_object_new_object();
     collect_each(accounts, doc->accounts, "id");
@@ -246,14 +246,14 @@ int cmd_import(int argc, char **argv)
     locate_arrays(&doc);
 
     market_config cfg;
-    PGconn *c = admin_connect(0, &cfg);
+    db *c = admin_connect(0, &cfg);
     /* REPEATABLE READ: the check and the writes see the same database. */
     sql_do(c, "import", "BEGIN ISOLATION LEVEL REPEATABLE READ", 0, NULL);
     import_fetch(c, &doc);
     import_check(&doc);
     import_write(c, &doc);
     sql_do(c, "import", "COMMIT", 0, NULL);
-    PQfinish(c);
+    db_close(c);
     free_document(&doc);
     return 0;
 }

@@ -11,13 +11,13 @@
 #include <string.h>
 
 #include "admin.h"
+#include "ids.h"
 #include "import.h"
 #include "money.h"
 #include "text.h"
 
 #define WHERE_MAX 160
 #define MAX_ORDER_ITEMS 100
-#define MAX_PATH_BYTES 1024
 #define MAX_FILENAME_BYTES 255
 
 /* --- reporting -------------------------------------------------------------------------- */
@@ -76,7 +76,7 @@ static const char *want_string(const char *where, json_object *obj, const char *
 static const char *want_id(const char *where, json_object *obj, const char *key, const char *prefix)
 {
     const char *s = want_string(where, obj, key, true);
-    if (!prefixed_id_valid(s, prefix))
+    if (!ids_prefixed_valid(s, prefix))
         bad(where, key, "must be %s followed by 1 to 60 of [A-Za-z0-9_]", prefix);
     return s;
 }
@@ -84,7 +84,7 @@ static const char *want_id(const char *where, json_object *obj, const char *key,
 static const char *want_handle(const char *where, json_object *obj, const char *key)
 {
     const char *s = want_string(where, obj, key, true);
-    if (!slug_valid(s, "_-"))
+    if (!ids_handle_valid(s))
         bad(where, key, "must be a seller handle: 1 to 40 of [a-z0-9_-], starting with [a-z0-9]");
     return s;
 }
@@ -316,24 +316,6 @@ static void check_tier(import_doc *doc, const char *where, json_object *t, const
 
 /* Relative, no empty, "." or ".." segment, no backslash or control character: the API
  * hands this path to nginx under the files root, so it must not climb out of it. */
-static bool file_path_valid(const char *p)
-{
-    if (p[0] == '\0' || p[0] == '/' || strlen(p) > MAX_PATH_BYTES)
-        return false;
-    for (const char *s = p; *s != '\0'; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f || *s == '\\')
-            return false;
-    const char *seg = p;
-    for (;;) {
-        size_t n = strcspn(seg, "/");
-        if (n == 0 || (n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' && seg[1] == '.'))
-            return false;
-        if (seg[n] == '\0')
-            return true;
-        seg += n + 1;
-    }
-}
-
 /* It ends up in Content-Disposition: no separators, quotes or control characters. */
 static bool filename_valid(const char *f)
 {
@@ -354,7 +336,7 @@ static void check_file(import_doc *doc, const char *where, json_object *f, const
         bad(where, "filename",
             "must be a file name without /, \\, quotes or control characters (at most 255 "
             "bytes)");
-    if (!file_path_valid(want_string(where, f, "path", true)))
+    if (!ids_path_valid(want_string(where, f, "path", true)))
         bad(where, "path", "must be a relative path without empty, . or .. segments");
     want_int(where, f, "size_bytes", 0, 999999999999999999LL);
     require_same_product(where, map_string(doc->db_files, id), id, product);
@@ -379,7 +361,7 @@ static void check_product(import_doc *doc, const char *where, json_object *p, si
         bad(where, "seller", "no such seller %s", seller);
     want_string(where, p, "title", true);
     want_string(where, p, "description", false);
-    if (!slug_valid(want_string(where, p, "category", true), "-"))
+    if (!ids_slug_valid(want_string(where, p, "category", true)))
         bad(where, "category", "must be a slug: 1 to 40 of [a-z0-9-], starting with [a-z0-9]");
     const char *currency = want_string(where, p, "currency", true);
     json_object *exponent;

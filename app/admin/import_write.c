@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "admin.h"
+#include "ids.h"
 #include "import.h"
 #include "money.h"
 
@@ -15,80 +16,73 @@ typedef struct {
     long accounts, sellers, products, tiers, files, orders, downloads, reviews;
 } import_counts;
 
-static admin_stmt upsert_account = {
-    "upsert_account",
+DB_STMT(
+    upsert_account,
     "INSERT INTO accounts (id, email, created_at) VALUES ($1, $2, coalesce($3::timestamptz, now()))"
     " ON CONFLICT (id) DO UPDATE SET email = EXCLUDED.email,"
     " created_at = coalesce($3::timestamptz, accounts.created_at)",
-    3, false};
+    3);
 
-static admin_stmt ensure_account = {
-    "ensure_account", "INSERT INTO accounts (id) VALUES ($1) ON CONFLICT (id) DO NOTHING", 1,
-    false};
+DB_STMT(ensure_account, "INSERT INTO accounts (id) VALUES ($1) ON CONFLICT (id) DO NOTHING", 1);
 
-static admin_stmt upsert_seller = {
-    "upsert_seller",
-    "INSERT INTO sellers (id, account_id, name, bio, website, created_at)"
-    " VALUES ($1, $2, $3, coalesce($4, ''), $5, coalesce($6::timestamptz, now()))"
-    " ON CONFLICT (id) DO UPDATE SET account_id = EXCLUDED.account_id, name = EXCLUDED.name,"
-    " bio = EXCLUDED.bio, website = EXCLUDED.website,"
-    " created_at = coalesce($6::timestamptz, sellers.created_at)",
-    6, false};
+DB_STMT(upsert_seller,
+        "INSERT INTO sellers (id, account_id, name, bio, website, created_at)"
+        " VALUES ($1, $2, $3, coalesce($4, ''), $5, coalesce($6::timestamptz, now()))"
+        " ON CONFLICT (id) DO UPDATE SET account_id = EXCLUDED.account_id, name = EXCLUDED.name,"
+        " bio = EXCLUDED.bio, website = EXCLUDED.website,"
+        " created_at = coalesce($6::timestamptz, sellers.created_at)",
+        6);
 
 /* updated_at: as given, else the time of the import that changed the row (never before
  * created_at). */
-static admin_stmt upsert_product = {
-    "upsert_product",
-    "INSERT INTO products (id, mode, seller_id, title, description, category, currency,"
-    " exponent, status, created_at, updated_at)"
-    " VALUES ($1, $2, $3, $4, coalesce($5, ''), $6, $7::char(3),"
-    " (SELECT exponent FROM currencies WHERE code = $7::char(3)), $8,"
-    " coalesce($9::timestamptz, now()),"
-    " coalesce($10::timestamptz, greatest(now(), $9::timestamptz)))"
-    " ON CONFLICT (id) DO UPDATE SET seller_id = EXCLUDED.seller_id, title = EXCLUDED.title,"
-    " description = EXCLUDED.description, category = EXCLUDED.category,"
-    " currency = EXCLUDED.currency, exponent = EXCLUDED.exponent, status = EXCLUDED.status,"
-    " created_at = coalesce($9::timestamptz, products.created_at),"
-    " updated_at = coalesce($10::timestamptz, greatest(now(), $9::timestamptz))"
-    /* An unchanged product keeps its updated_at: re-importing is a no-op. */
-    " WHERE (products.seller_id, products.title, products.description, products.category,"
-    " products.currency, products.status, products.created_at, products.updated_at)"
-    " IS DISTINCT FROM (EXCLUDED.seller_id, EXCLUDED.title, EXCLUDED.description,"
-    " EXCLUDED.category, EXCLUDED.currency, EXCLUDED.status,"
-    " coalesce($9::timestamptz, products.created_at),"
-    " coalesce($10::timestamptz, products.updated_at))",
-    10, false};
+DB_STMT(upsert_product,
+        "INSERT INTO products (id, mode, seller_id, title, description, category, currency,"
+        " exponent, status, created_at, updated_at)"
+        " VALUES ($1, $2, $3, $4, coalesce($5, ''), $6, $7::char(3),"
+        " (SELECT exponent FROM currencies WHERE code = $7::char(3)), $8,"
+        " coalesce($9::timestamptz, now()),"
+        " coalesce($10::timestamptz, greatest(now(), $9::timestamptz)))"
+        " ON CONFLICT (id) DO UPDATE SET seller_id = EXCLUDED.seller_id, title = EXCLUDED.title,"
+        " description = EXCLUDED.description, category = EXCLUDED.category,"
+        " currency = EXCLUDED.currency, exponent = EXCLUDED.exponent, status = EXCLUDED.status,"
+        " created_at = coalesce($9::timestamptz, products.created_at),"
+        " updated_at = coalesce($10::timestamptz, greatest(now(), $9::timestamptz))"
+        /* An unchanged product keeps its updated_at: re-importing is a no-op. */
+        " WHERE (products.seller_id, products.title, products.description, products.category,"
+        " products.currency, products.status, products.created_at, products.updated_at)"
+        " IS DISTINCT FROM (EXCLUDED.seller_id, EXCLUDED.title, EXCLUDED.description,"
+        " EXCLUDED.category, EXCLUDED.currency, EXCLUDED.status,"
+        " coalesce($9::timestamptz, products.created_at),"
+        " coalesce($10::timestamptz, products.updated_at))",
+        10);
 
-static admin_stmt upsert_tier = {
-    "upsert_tier",
-    "INSERT INTO tiers (id, product_id, name, description, price_minor, licence)"
-    " VALUES ($1, $2, $3, coalesce($4, ''), $5, $6::jsonb)"
-    " ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, description = EXCLUDED.description,"
-    " price_minor = EXCLUDED.price_minor, licence = EXCLUDED.licence",
-    6, false};
+DB_STMT(upsert_tier,
+        "INSERT INTO tiers (id, product_id, name, description, price_minor, licence)"
+        " VALUES ($1, $2, $3, coalesce($4, ''), $5, $6::jsonb)"
+        " ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, description = EXCLUDED.description,"
+        " price_minor = EXCLUDED.price_minor, licence = EXCLUDED.licence",
+        6);
 
-static admin_stmt upsert_file = {
-    "upsert_file",
-    "INSERT INTO files (id, product_id, filename, path, size_bytes) VALUES ($1, $2, $3, $4, $5)"
-    " ON CONFLICT (id) DO UPDATE SET filename = EXCLUDED.filename, path = EXCLUDED.path,"
-    " size_bytes = EXCLUDED.size_bytes",
-    5, false};
+DB_STMT(upsert_file,
+        "INSERT INTO files (id, product_id, filename, path, size_bytes) VALUES ($1, $2, $3, $4, $5)"
+        " ON CONFLICT (id) DO UPDATE SET filename = EXCLUDED.filename, path = EXCLUDED.path,"
+        " size_bytes = EXCLUDED.size_bytes",
+        5);
 
 /* Set-based, once for all products of the document: the lowest tier price is the list
  * price, in the product's currency. */
-static admin_stmt update_min_price = {
-    "update_min_price",
-    "UPDATE products p SET min_price_minor = m.price, exponent = c.exponent"
-    " FROM (SELECT product_id, min(price_minor) AS price FROM tiers"
-    "       WHERE product_id = ANY($1::text[]) GROUP BY product_id) m, currencies c"
-    " WHERE p.id = m.product_id AND c.code = p.currency",
-    1, false};
+DB_STMT(update_min_price,
+        "UPDATE products p SET min_price_minor = m.price, exponent = c.exponent"
+        " FROM (SELECT product_id, min(price_minor) AS price FROM tiers"
+        "       WHERE product_id = ANY($1::text[]) GROUP BY product_id) m, currencies c"
+        " WHERE p.id = m.product_id AND c.code = p.currency",
+        1);
 
 /* The sale triggers of 003_event_triggers.sql are deferred to commit, so the items
  * written after the order row are there when they run; and they fire only on a real
  * status change, so re-importing an order announces nothing twice. */
-static admin_stmt upsert_order = {
-    "upsert_order",
+DB_STMT(
+    upsert_order,
     "INSERT INTO orders (id, mode, account_id, status, currency, created_at, paid_at,"
     " refunded_at)"
     " SELECT $1::text, $2::text, $3::text, $4::text, $5::char(3), t.created,"
@@ -102,53 +96,47 @@ static admin_stmt upsert_order = {
     "END,"
     " refunded_at = CASE WHEN $4::text = 'refunded' THEN"
     " coalesce($6::timestamptz, orders.refunded_at, $7::timestamptz, orders.created_at) END",
-    7, false};
+    7);
 
 /* Title, tier name and price are copies taken at purchase: re-importing the same item
  * keeps them; only an item that names another product or tier takes new copies. */
-static admin_stmt upsert_item = {
-    "upsert_item",
-    "INSERT INTO order_items (order_id, position, product_id, tier_id, title, tier_name,"
-    " price_minor)"
-    " SELECT $1::text, $2::smallint, p.id, t.id, p.title, t.name, t.price_minor"
-    " FROM products p JOIN tiers t ON t.product_id = p.id WHERE p.id = $3 AND t.id = $4"
-    " ON CONFLICT (order_id, position) DO UPDATE SET product_id = EXCLUDED.product_id,"
-    " tier_id = EXCLUDED.tier_id, title = EXCLUDED.title, tier_name = EXCLUDED.tier_name,"
-    " price_minor = EXCLUDED.price_minor"
-    " WHERE order_items.product_id <> EXCLUDED.product_id"
-    " OR order_items.tier_id <> EXCLUDED.tier_id",
-    4, false};
+DB_STMT(upsert_item,
+        "INSERT INTO order_items (order_id, position, product_id, tier_id, title, tier_name,"
+        " price_minor)"
+        " SELECT $1::text, $2::smallint, p.id, t.id, p.title, t.name, t.price_minor"
+        " FROM products p JOIN tiers t ON t.product_id = p.id WHERE p.id = $3 AND t.id = $4"
+        " ON CONFLICT (order_id, position) DO UPDATE SET product_id = EXCLUDED.product_id,"
+        " tier_id = EXCLUDED.tier_id, title = EXCLUDED.title, tier_name = EXCLUDED.tier_name,"
+        " price_minor = EXCLUDED.price_minor"
+        " WHERE order_items.product_id <> EXCLUDED.product_id"
+        " OR order_items.tier_id <> EXCLUDED.tier_id",
+        4);
 
 /* Items beyond the document's list, and downloads that no longer match their item's
  * product, go (re-importing an order with fewer or other items). */
-static admin_stmt trim_downloads = {
-    "trim_downloads",
-    "DELETE FROM downloads d WHERE d.order_id = $1 AND NOT EXISTS (SELECT 1 FROM order_items i"
-    " JOIN files f ON f.product_id = i.product_id WHERE i.order_id = d.order_id"
-    " AND i.position = d.position AND i.position < $2 AND f.id = d.file_id)",
-    2, false};
+DB_STMT(trim_downloads,
+        "DELETE FROM downloads d WHERE d.order_id = $1 AND NOT EXISTS (SELECT 1 FROM order_items i"
+        " JOIN files f ON f.product_id = i.product_id WHERE i.order_id = d.order_id"
+        " AND i.position = d.position AND i.position < $2 AND f.id = d.file_id)",
+        2);
 
-static admin_stmt trim_items = {
-    "trim_items", "DELETE FROM order_items WHERE order_id = $1 AND position >= $2", 2, false};
+DB_STMT(trim_items, "DELETE FROM order_items WHERE order_id = $1 AND position >= $2", 2);
 
-static admin_stmt product_files = {
-    "product_files", "SELECT id FROM files WHERE product_id = $1 ORDER BY id", 1, false};
+DB_STMT(product_files, "SELECT id FROM files WHERE product_id = $1 ORDER BY id", 1);
 
-static admin_stmt insert_download = {
-    "insert_download",
-    "INSERT INTO downloads (id, order_id, position, file_id, created_at)"
-    " SELECT $1::text, $2::text, $3::smallint, $4::text, created_at FROM orders WHERE id = $2"
-    " ON CONFLICT (order_id, position, file_id) DO NOTHING",
-    4, false};
+DB_STMT(insert_download,
+        "INSERT INTO downloads (id, order_id, position, file_id, created_at)"
+        " SELECT $1::text, $2::text, $3::smallint, $4::text, created_at FROM orders WHERE id = $2"
+        " ON CONFLICT (order_id, position, file_id) DO NOTHING",
+        4);
 
-static admin_stmt upsert_review = {
-    "upsert_review",
-    "INSERT INTO reviews (id, mode, product_id, account_id, rating, body, created_at)"
-    " VALUES ($1, $2, $3, $4, $5, coalesce($6, ''), coalesce($7::timestamptz, now()))"
-    " ON CONFLICT (id) DO UPDATE SET product_id = EXCLUDED.product_id,"
-    " account_id = EXCLUDED.account_id, rating = EXCLUDED.rating, body = EXCLUDED.body,"
-    " created_at = coalesce($7::timestamptz, reviews.created_at)",
-    7, false};
+DB_STMT(upsert_review,
+        "INSERT INTO reviews (id, mode, product_id, account_id, rating, body, created_at)"
+        " VALUES ($1, $2, $3, $4, $5, coalesce($6, ''), coalesce($7::timestamptz, now()))"
+        " ON CONFLICT (id) DO UPDATE SET product_id = EXCLUDED.product_id,"
+        " account_id = EXCLUDED.account_id, rating = EXCLUDED.rating, body = EXCLUDED.body,"
+        " created_at = coalesce($7::timestamptz, reviews.created_at)",
+        7);
 
 static size_t length_of(json_object *arr)
 {
@@ -166,7 +154,7 @@ static const char *number_text(json_object *obj, const char *key)
     return json_object_get_string(import_member(obj, key));
 }
 
-static void write_accounts(PGconn *c, const import_doc *doc, import_counts *n)
+static void write_accounts(db *c, const import_doc *doc, import_counts *n)
 {
     for (size_t i = 0; i < length_of(doc->accounts); i++) {
         json_object *a = at(doc->accounts, i);
@@ -184,7 +172,7 @@ static void write_accounts(PGconn *c, const import_doc *doc, import_counts *n)
     }
 }
 
-static void write_sellers(PGconn *c, const import_doc *doc, import_counts *n)
+static void write_sellers(db *c, const import_doc *doc, import_counts *n)
 {
     for (size_t i = 0; i < length_of(doc->sellers); i++) {
         json_object *s = at(doc->sellers, i);
@@ -196,7 +184,7 @@ static void write_sellers(PGconn *c, const import_doc *doc, import_counts *n)
     }
 }
 
-static void write_tier(PGconn *c, json_object *t, const char *product, int exponent)
+static void write_tier(db *c, json_object *t, const char *product, int exponent)
 {
     int64_t minor = 0;
     money_parse(json_object_get_string(import_member(t, "price")), exponent, &minor);
@@ -212,14 +200,14 @@ static void write_tier(PGconn *c, json_object *t, const char *product, int expon
     stmt_do(c, &upsert_tier, params);
 }
 
-static void write_file(PGconn *c, json_object *f, const char *product)
+static void write_file(db *c, json_object *f, const char *product)
 {
     const char *params[] = {import_str(f, "id"), product, import_str(f, "filename"),
                             import_str(f, "path"), number_text(f, "size_bytes")};
     stmt_do(c, &upsert_file, params);
 }
 
-static void write_product(PGconn *c, const import_doc *doc, json_object *p, import_counts *n)
+static void write_product(db *c, const import_doc *doc, json_object *p, import_counts *n)
 {
     const char *id = import_str(p, "id");
     const char *params[] = {id,
@@ -243,7 +231,7 @@ static void write_product(PGconn *c, const import_doc *doc, json_object *p, impo
         write_file(c, at(files, f), id);
 }
 
-static void write_products(PGconn *c, const import_doc *doc, import_counts *n)
+static void write_products(db *c, const import_doc *doc, import_counts *n)
 {
     if (length_of(doc->products) == 0)
         return;
@@ -265,14 +253,14 @@ static void write_products(PGconn *c, const import_doc *doc, import_counts *n)
 
 /* One download per file of the item's product, each with a fresh random id, unless that
  * (order, position, file) already has one. */
-static void write_downloads(PGconn *c, const char *order, const char *position, const char *product,
+static void write_downloads(db *c, const char *order, const char *position, const char *product,
                             import_counts *n)
 {
     const char *find[] = {product};
     PGresult *files = stmt_run(c, &product_files, find);
     for (int f = 0; f < PQntuples(files); f++) {
         char id[40];
-        random_id(id, sizeof id, "dl_");
+        ids_random(id, sizeof id, "dl_");
         const char *params[] = {id, order, position, PQgetvalue(files, f, 0)};
         PGresult *r = stmt_run(c, &insert_download, params);
         n->downloads += strtol(PQcmdTuples(r), NULL, 10);
@@ -281,7 +269,7 @@ static void write_downloads(PGconn *c, const char *order, const char *position, 
     PQclear(files);
 }
 
-static void write_order(PGconn *c, const import_doc *doc, size_t i, import_counts *n)
+static void write_order(db *c, const import_doc *doc, size_t i, import_counts *n)
 {
     json_object *o = at(doc->orders, i);
     const char *id = import_str(o, "id");
@@ -316,7 +304,7 @@ static void write_order(PGconn *c, const import_doc *doc, size_t i, import_count
     n->orders++;
 }
 
-static void write_reviews(PGconn *c, const import_doc *doc, import_counts *n)
+static void write_reviews(db *c, const import_doc *doc, import_counts *n)
 {
     for (size_t i = 0; i < length_of(doc->reviews); i++) {
         json_object *r = at(doc->reviews, i);
@@ -329,7 +317,7 @@ static void write_reviews(PGconn *c, const import_doc *doc, import_counts *n)
     }
 }
 
-void import_write(PGconn *c, const import_doc *doc)
+void import_write(db *c, const import_doc *doc)
 {
     import_counts n = {0};
     write_accounts(c, doc, &n);

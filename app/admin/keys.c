@@ -8,6 +8,7 @@
 
 #include "admin.h"
 #include "crypto.h"
+#include "ids.h"
 #include "text.h"
 
 #define KEY_RANDOM_CHARS 40
@@ -56,7 +57,7 @@ static void key_from_argument(api_key *k, const char *command, const char *arg)
 }
 
 /* Inserts k and returns its id (text). */
-static void key_insert(PGconn *c, const api_key *k, const char *account, const char *mode,
+static void key_insert(db *c, const api_key *k, const char *account, const char *mode,
                        const char *access, char *id_out, size_t idsz)
 {
     char prefix[KEY_PREFIX_LEN + 1];
@@ -71,9 +72,9 @@ static void key_insert(PGconn *c, const api_key *k, const char *account, const c
     PQclear(r);
 }
 
-static void require_account(PGconn *c, const char *command, const char *account)
+static void require_account(db *c, const char *command, const char *account)
 {
-    if (!prefixed_id_valid(account, "acct_"))
+    if (!ids_prefixed_valid(account, "acct_"))
         fail("%s: %s is not an account id (acct_...)", command, account);
     const char *params[] = {account};
     PGresult *r = sql_run(c, command, "SELECT 1 FROM accounts WHERE id = $1", 1, params);
@@ -94,14 +95,14 @@ static int key_create(int argc, char **argv)
         usage_fail("key create: --access must be read-only or read-write");
 
     market_config cfg;
-    PGconn *c = admin_connect(0, &cfg);
+    db *c = admin_connect(0, &cfg);
     require_account(c, "key create", account);
     api_key k;
     key_generate(&k, mode);
     char id[32];
     key_insert(c, &k, account, mode, access, id, sizeof id);
     puts(k.text);
-    PQfinish(c);
+    db_close(c);
     return 0;
 }
 
@@ -117,7 +118,7 @@ static int key_rotate(int argc, char **argv)
 {
     const char *arg = single_key_argument("key rotate", argc, argv);
     market_config cfg;
-    PGconn *c = admin_connect(0, &cfg);
+    db *c = admin_connect(0, &cfg);
     api_key old;
     key_from_argument(&old, "key rotate", arg);
 
@@ -153,7 +154,7 @@ static int key_rotate(int argc, char **argv)
     PQclear(r);
     sql_do(c, "key rotate", "COMMIT", 0, NULL);
     puts(fresh.text);
-    PQfinish(c);
+    db_close(c);
     return 0;
 }
 
@@ -161,7 +162,7 @@ static int key_revoke(int argc, char **argv)
 {
     const char *arg = single_key_argument("key revoke", argc, argv);
     market_config cfg;
-    PGconn *c = admin_connect(0, &cfg);
+    db *c = admin_connect(0, &cfg);
     api_key k;
     key_from_argument(&k, "key revoke", arg);
     const char *params[] = {k.hash_hex};
@@ -173,7 +174,7 @@ static int key_revoke(int argc, char **argv)
         fail("key revoke: unknown key");
     printf("revoked %s\n", PQgetvalue(r, 0, 0));
     PQclear(r);
-    PQfinish(c);
+    db_close(c);
     return 0;
 }
 
@@ -191,13 +192,13 @@ static int key_list(int argc, char **argv)
     parse_options("key list", argc, argv, opts, 1, NULL, 0);
     const char *account = option_required("key list", &opts[0]);
     market_config cfg;
-    PGconn *c = admin_connect(0, &cfg);
+    db *c = admin_connect(0, &cfg);
     require_account(c, "key list", account);
     const char *params[] = {account};
     PGresult *r = sql_run(c, "key list", key_list_sql, 1, params);
     print_rows(r);
     PQclear(r);
-    PQfinish(c);
+    db_close(c);
     return 0;
 }
 

@@ -69,7 +69,7 @@ static char *read_file(const char *path)
     return b.data;
 }
 
-static bool already_applied(PGconn *c, const char *name)
+static bool already_applied(db *c, const char *name)
 {
     const char *params[] = {name};
     PGresult *r =
@@ -79,7 +79,7 @@ static bool already_applied(PGconn *c, const char *name)
     return applied;
 }
 
-static void apply(PGconn *c, const char *dir, const char *name)
+static void apply(db *c, const char *dir, const char *name)
 {
     char path[2 * PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -90,7 +90,7 @@ static void apply(PGconn *c, const char *dir, const char *name)
     sql_do(c, what, "BEGIN", 0, NULL);
     /* The file is trusted SQL of this repository, possibly many statements: the simple
      * query protocol runs them all inside the transaction. */
-    PGresult *r = PQexec(c, sql);
+    PGresult *r = PQexec(db_conn(c), sql);
     if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK)
         fail("%s: %s", what, PQresultErrorMessage(r));
     PQclear(r);
@@ -114,7 +114,7 @@ int cmd_migrate(int argc, char **argv)
         fail("migrate: %s: %s", dir, strerror(errno));
 
     market_config cfg;
-    PGconn *c = admin_connect(0, &cfg);
+    db *c = admin_connect(0, &cfg);
     sql_do(c, "migrate: lock", MIGRATE_LOCK, 0, NULL);
     sql_do(c, "migrate",
            "CREATE TABLE IF NOT EXISTS schema_migrations ("
@@ -126,6 +126,6 @@ int cmd_migrate(int argc, char **argv)
         free(entries[i]);
     }
     free(entries);
-    PQfinish(c); /* ends the session, which releases the advisory lock */
+    db_close(c); /* ends the session, which releases the advisory lock */
     return 0;
 }

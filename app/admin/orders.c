@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "admin.h"
+#include "ids.h"
 
 int cmd_refund(int argc, char **argv)
 {
@@ -12,11 +13,11 @@ int cmd_refund(int argc, char **argv)
     if (parse_options("refund", argc, argv, NULL, 0, pos, 1) != 1)
         usage_fail("refund: ORDER_ID is required");
     const char *order = pos[0];
-    if (!prefixed_id_valid(order, "ord_"))
+    if (!ids_prefixed_valid(order, "ord_"))
         fail("refund: %s is not an order id (ord_...)", order);
 
     market_config cfg;
-    PGconn *c = admin_connect(0, &cfg);
+    db *c = admin_connect(0, &cfg);
     sql_do(c, "refund", "BEGIN", 0, NULL);
     const char *params[] = {order};
     PGresult *r =
@@ -36,6 +37,6 @@ int cmd_refund(int argc, char **argv)
     sql_do(c, "refund", "COMMIT", 0, NULL);
     printf("refunded %s (%s links revoked)\n", order, revoked);
     PQclear(r);
-    PQfinish(c);
+    db_close(c);
     return 0;
 }

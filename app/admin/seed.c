@@ -32,7 +32,7 @@ static double seconds_since(const struct timespec *start)
 
 /* --- existing seeded rows -------------------------------------------------------------- */
 
-static bool has_seeded(PGconn *c, const seed_plan *plan, const char *table, const char *prefix)
+static bool has_seeded(db *c, const seed_plan *plan, const char *table, const char *prefix)
 {
     char lo[32], hi[32], pattern[48], sql[160];
     seed_id_range(plan, prefix, 0, SEED_MAX_ROWS, lo, hi, pattern);
@@ -49,7 +49,7 @@ static bool has_seeded(PGconn *c, const seed_plan *plan, const char *table, cons
 
 /* The previous seeded products are deleted by the slices that replace them (seed_write.c);
  * the orders first, here, as their items reference products of every slice. */
-static void clear_previous(PGconn *c, const seed_plan *plan)
+static void clear_previous(db *c, const seed_plan *plan)
 {
     if (!has_seeded(c, plan, "products", "prod_") && !has_seeded(c, plan, "orders", "ord_"))
         return;
@@ -77,7 +77,7 @@ static void copy_account(copy_stream *cs, const char *id, long created)
     copy_row_end(cs);
 }
 
-static void write_accounts(PGconn *c, const seed_plan *plan)
+static void write_accounts(db *c, const seed_plan *plan)
 {
     sql_do(c, "seed",
            "CREATE TEMP TABLE seed_accounts (id text, email text, created_at timestamptz)"
@@ -103,7 +103,7 @@ static void write_accounts(PGconn *c, const seed_plan *plan)
            0, NULL);
 }
 
-static void write_sellers(PGconn *c, const seed_plan *plan)
+static void write_sellers(db *c, const seed_plan *plan)
 {
     sql_do(c, "seed",
            "CREATE TEMP TABLE seed_sellers (id text, account_id text, name text,"
@@ -133,7 +133,7 @@ static void write_sellers(PGconn *c, const seed_plan *plan)
 
 /* Orders go in with their final status before their items: the sale triggers of
  * 003_event_triggers.sql are deferred to commit, when the items are there. */
-static void write_order_rows(PGconn *c, const seed_plan *plan, seed_counts *counts)
+static void write_order_rows(db *c, const seed_plan *plan, seed_counts *counts)
 {
     copy_stream cs;
     copy_begin(&cs, c, "seed: orders",
@@ -163,7 +163,7 @@ static void write_order_rows(PGconn *c, const seed_plan *plan, seed_counts *coun
     copy_end(&cs);
 }
 
-static void write_items(PGconn *c, const seed_plan *plan, seed_counts *counts)
+static void write_items(db *c, const seed_plan *plan, seed_counts *counts)
 {
     copy_stream cs;
     copy_begin(&cs, c, "seed: order items",
@@ -195,7 +195,7 @@ static void write_items(PGconn *c, const seed_plan *plan, seed_counts *counts)
 }
 
 /* One file per seeded product, so one download per item: dl_<order>_<position>. */
-static void write_downloads(PGconn *c, const seed_plan *plan, seed_counts *counts)
+static void write_downloads(db *c, const seed_plan *plan, seed_counts *counts)
 {
     copy_stream cs;
     copy_begin(&cs, c, "seed: downloads",
@@ -224,7 +224,7 @@ static void write_downloads(PGconn *c, const seed_plan *plan, seed_counts *count
 
 /* Phase 3: after the catalogue has committed, as items reference products of every
  * slice. */
-static void write_orders(PGconn *c, const seed_plan *plan, seed_counts *counts)
+static void write_orders(db *c, const seed_plan *plan, seed_counts *counts)
 {
     if (plan->orders == 0)
         return;
@@ -282,7 +282,7 @@ static void parse_plan(int argc, char **argv, seed_plan *plan)
 /* Phase 1. The lock is the session's, held until the command ends: two seeds of one mode
  * at once would both find nothing seeded and then collide, so the second waits here for
  * the first to finish, then sees its rows. */
-static void write_shared(PGconn *c, const seed_plan *plan)
+static void write_shared(db *c, const seed_plan *plan)
 {
     const char *lock[] = {plan->mode};
     sql_do(c, "seed", "SELECT pg_advisory_lock(hashtext('market-admin seed'), hashtext($1))", 1,
@@ -298,7 +298,7 @@ static void write_shared(PGconn *c, const seed_plan *plan)
  * index proper (until then every search reads that list in full) and marks the pages
  * all-visible for index-only scans; ANALYZE gives the API's first queries good plans. The
  * order tables too: the seed may have written or (--replace) deleted orders. */
-static void tidy_up(PGconn *c, const seed_plan *plan)
+static void tidy_up(db *c, const seed_plan *plan)
 {
     const char *tables = "products, tiers, files, orders, order_items, downloads";
     char sql[128]; /* constants only */
@@ -341,7 +341,7 @@ int cmd_seed(int argc, char **argv)
     t.mark = t.start;
 
     market_config cfg;
-    PGconn *c = admin_connect(0, &cfg);
+    db *c = admin_connect(0, &cfg);
     seed_counts counts = {0};
     write_shared(c, &plan);
     seed_indexes_restore(c); /* what a seed that failed may have left set aside */
@@ -356,7 +356,7 @@ int cmd_seed(int argc, char **argv)
     t.orders = lap(&t);
     tidy_up(c, &plan);
     t.tidy = lap(&t);
-    PQfinish(c);
+    db_close(c);
     print_summary(&plan, &counts, &t);
     return 0;
 }

@@ -38,7 +38,7 @@ static const char *const set_aside_sql[] = {
     "  END LOOP; END $$",
 };
 
-void seed_indexes_set_aside(PGconn *c)
+void seed_indexes_set_aside(db *c)
 {
     sql_do(c, "seed", "BEGIN", 0, NULL);
     for (size_t i = 0; i < sizeof set_aside_sql / sizeof set_aside_sql[0]; i++)
@@ -47,7 +47,7 @@ void seed_indexes_set_aside(PGconn *c)
 }
 
 /* Runs one recorded definition and forgets it, in one transaction. */
-static void rebuild_one(PGconn *c, const char *name, const char *definition)
+static void rebuild_one(db *c, const char *name, const char *definition)
 {
     const char *params[] = {name};
     sql_do(c, "seed", "BEGIN", 0, NULL);
@@ -57,17 +57,17 @@ static void rebuild_one(PGconn *c, const char *name, const char *definition)
 }
 
 /* Starts one rebuild on c without waiting for it. */
-static void rebuild_start(PGconn *c, const char *definition)
+static void rebuild_start(db *c, const char *definition)
 {
-    if (!PQsendQuery(c, definition))
-        fail("seed: %s", PQerrorMessage(c));
+    if (!PQsendQuery(db_conn(c), definition))
+        fail("seed: %s", db_error(c));
 }
 
 /* Waits for the rebuild started on c, then forgets its definition. */
-static void rebuild_finish(PGconn *c, const char *name)
+static void rebuild_finish(db *c, const char *name)
 {
     PGresult *r;
-    while ((r = PQgetResult(c)) != NULL) {
+    while ((r = PQgetResult(db_conn(c))) != NULL) {
         if (PQresultStatus(r) != PGRES_COMMAND_OK)
             fail("seed: rebuilding index %s: %s", name, PQresultErrorMessage(r));
         PQclear(r);
@@ -76,7 +76,7 @@ static void rebuild_finish(PGconn *c, const char *name)
     sql_do(c, "seed", "DELETE FROM seed_deferred_indexes WHERE name = $1", 1, params);
 }
 
-int seed_indexes_restore(PGconn *c)
+int seed_indexes_restore(db *c)
 {
     PGresult *rows = sql_run(c, "seed",
                              "SELECT name, definition FROM seed_deferred_indexes"
@@ -86,12 +86,12 @@ int seed_indexes_restore(PGconn *c)
     if (n > 0) {
         /* The largest on a connection of its own, started first; the rest here. */
         market_config cfg;
-        PGconn *side = admin_connect(0, &cfg);
+        db *side = admin_connect(0, &cfg);
         rebuild_start(side, PQgetvalue(rows, 0, 1));
         for (int i = 1; i < n; i++)
             rebuild_one(c, PQgetvalue(rows, i, 0), PQgetvalue(rows, i, 1));
         rebuild_finish(side, PQgetvalue(rows, 0, 0));
-        PQfinish(side);
+        db_close(side);
     }
     PQclear(rows);
     return n;

@@ -53,7 +53,7 @@ static noreturn void worker_main(const seed_plan *plan, seed_slice s, pid_t main
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != main_pid)
         _exit(EXIT_FAILURE);
     market_config cfg;
-    PGconn *c = admin_connect(0, &cfg);
+    db *c = admin_connect(0, &cfg);
     /* Waiting for the other slices is idle time in a transaction: a limit on it set for
      * the role or the server must not end this one. */
     sql_do(c, "seed", "SELECT set_config('idle_in_transaction_session_timeout', '0', false)", 0,
@@ -73,7 +73,7 @@ static noreturn void worker_main(const seed_plan *plan, seed_slice s, pid_t main
              "--replace starts over)",
              s.first, s.last);
     sql_do(c, what, "COMMIT", 0, NULL);
-    PQfinish(c);
+    db_close(c);
     _exit(EXIT_SUCCESS);
 }
 

@@ -25,7 +25,7 @@ void seed_id_range(const seed_plan *plan, const char *prefix, long first, long l
  * first and last slices also take the numbers outside 1..products (a previous seed may
  * have been larger). Seeded orders, which reference products of every slice, were
  * deleted before the slices started. */
-static void delete_previous(PGconn *c, const seed_plan *plan, seed_slice s)
+static void delete_previous(db *c, const seed_plan *plan, seed_slice s)
 {
     char lo[32], hi[32], pattern[48];
     seed_id_range(plan, "prod_", s.first == 1 ? 0 : s.first,
@@ -60,7 +60,7 @@ static void make_product(const seed_plan *plan, long n, seed_product *p)
     seed_make_product(plan->seed, plan->letter, n, plan->products, plan->sellers, p);
 }
 
-static void write_products(PGconn *c, const seed_plan *plan, seed_slice s)
+static void write_products(db *c, const seed_plan *plan, seed_slice s)
 {
     copy_stream cs;
     copy_begin(&cs, c, "seed: products",
@@ -74,7 +74,7 @@ static void write_products(PGconn *c, const seed_plan *plan, seed_slice s)
     copy_end(&cs);
 }
 
-static void write_tiers(PGconn *c, const seed_plan *plan, seed_slice s, seed_counts *counts)
+static void write_tiers(db *c, const seed_plan *plan, seed_slice s, seed_counts *counts)
 {
     copy_stream cs;
     copy_begin(&cs, c, "seed: tiers",
@@ -98,7 +98,7 @@ static void write_tiers(PGconn *c, const seed_plan *plan, seed_slice s, seed_cou
     copy_end(&cs);
 }
 
-static void write_files(PGconn *c, const seed_plan *plan, seed_slice s)
+static void write_files(db *c, const seed_plan *plan, seed_slice s)
 {
     copy_stream cs;
     copy_begin(&cs, c, "seed: files",
@@ -164,15 +164,15 @@ static void write_disk_files(const seed_plan *plan, seed_slice s, seed_counts *c
  * those checks for this transaction: in replica mode PostgreSQL fires no ordinary
  * trigger, the foreign-key triggers included. Only the COPYs run that way; the deletes of
  * --replace run before, with their cascades. Without the right the checks simply run. */
-static void skip_reference_checks_if_allowed(PGconn *c)
+static void skip_reference_checks_if_allowed(db *c)
 {
-    const char *superuser = PQparameterStatus(c, "is_superuser");
+    const char *superuser = PQparameterStatus(db_conn(c), "is_superuser");
     if (superuser == NULL || strcmp(superuser, "on") != 0)
         return;
     sql_do(c, "seed", "SET LOCAL session_replication_role = replica", 0, NULL);
 }
 
-void seed_write_slice(PGconn *c, const seed_plan *plan, seed_slice s, seed_counts *counts)
+void seed_write_slice(db *c, const seed_plan *plan, seed_slice s, seed_counts *counts)
 {
     if (plan->replace)
         delete_previous(c, plan, s);

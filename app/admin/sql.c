@@ -1,4 +1,4 @@
-/* A thin layer over libpq for a short-lived tool: every failure is fatal and reported as
+/* A thin layer over lib/db for a short-lived tool: every failure is fatal and reported as
  * one line, so commands read as straight sequences of statements. Values always travel
  * as parameters or COPY data, never inside SQL text. */
 #include <stdio.h>
@@ -9,36 +9,25 @@
 
 #define COPY_CHUNK (1 << 20)
 
-/* Server notices (CREATE TABLE IF NOT EXISTS and the like) are not errors and would
- * break the one-line-on-stderr rule. */
-static void ignore_notice(void *arg, const char *message)
-{
-    (void)arg;
-    (void)message;
-}
-
-PGconn *admin_connect(int needs, market_config *cfg)
+db *admin_connect(int needs, market_config *cfg)
 {
     char err[512];
     if (!config_load(cfg, needs, err, sizeof err))
         fail("%s", err);
-    /* Defaults first; keywords inside MARKET_DB (expanded from dbname) override them. */
-    const char *keys[] = {"application_name", "connect_timeout", "dbname", NULL};
-    const char *values[] = {"market-admin", "10", cfg->db, NULL};
-    PGconn *c = PQconnectdbParams(keys, values, 1);
-    if (c == NULL || PQstatus(c) != CONNECTION_OK)
-        fail("cannot connect to the database: %s", c != NULL ? PQerrorMessage(c) : "no memory");
-    PQsetNoticeProcessor(c, ignore_notice, NULL);
+    db *c = db_open(cfg->db, "market-admin");
+    db_fail_fast(c); /* a failure is reported once, by fail(), and ends the command */
+    if (!db_ready(c))
+        fail("cannot connect to the database: %s", db_error(c));
     return c;
 }
 
-static const char *primary_message(PGconn *c, const PGresult *r)
+static const char *primary_message(db *c, const PGresult *r)
 {
     const char *m = r != NULL ? PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
-    return m != NULL ? m : PQerrorMessage(c);
+    return m != NULL ? m : db_error(c);
 }
 
-static PGresult *checked(PGconn *c, const char *what, PGresult *r)
+static PGresult *checked(db *c, const char *what, PGresult *r)
 {
     ExecStatusType st = r != NULL ? PQresultStatus(r) : PGRES_FATAL_ERROR;
     if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK)
@@ -46,39 +35,34 @@ static PGresult *checked(PGconn *c, const char *what, PGresult *r)
     return r;
 }
 
-PGresult *sql_run(PGconn *c, const char *what, const char *sql, int nparams,
-                  const char *const *params)
+PGresult *sql_run(db *c, const char *what, const char *sql, int nparams, const char *const *params)
 {
-    return checked(c, what, PQexecParams(c, sql, nparams, NULL, params, NULL, NULL, 0));
+    return checked(c, what, db_exec_params(c, sql, nparams, params));
 }
 
-void sql_do(PGconn *c, const char *what, const char *sql, int nparams, const char *const *params)
+void sql_do(db *c, const char *what, const char *sql, int nparams, const char *const *params)
 {
     PQclear(sql_run(c, what, sql, nparams, params));
 }
 
-PGresult *stmt_run(PGconn *c, admin_stmt *s, const char *const *params)
+PGresult *stmt_run(db *c, db_stmt *s, const char *const *params)
 {
-    if (!s->prepared) {
-        PQclear(checked(c, s->name, PQprepare(c, s->name, s->sql, s->nparams, NULL)));
-        s->prepared = true;
-    }
-    return checked(c, s->name, PQexecPrepared(c, s->name, s->nparams, params, NULL, NULL, 0));
+    return checked(c, s->name, db_exec(c, s, params));
 }
 
-void stmt_do(PGconn *c, admin_stmt *s, const char *const *params)
+void stmt_do(db *c, db_stmt *s, const char *const *params)
 {
     PQclear(stmt_run(c, s, params));
 }
 
-void copy_begin(copy_stream *cs, PGconn *c, const char *what, const char *sql)
+void copy_begin(copy_stream *cs, db *c, const char *what, const char *sql)
 {
     cs->conn = c;
     cs->what = what;
     cs->rows = 0;
     cs->first_field = true;
     buf_init(&cs->data, COPY_CHUNK + 4096);
-    PGresult *r = PQexec(c, sql);
+    PGresult *r = PQexec(db_conn(c), sql);
     if (PQresultStatus(r) != PGRES_COPY_IN)
         fail("%s: %s", what, primary_message(c, r));
     PQclear(r);
@@ -88,8 +72,8 @@ static void copy_flush(copy_stream *cs)
 {
     if (cs->data.len == 0)
         return;
-    if (PQputCopyData(cs->conn, cs->data.data, (int)cs->data.len) != 1)
-        fail("%s: %s", cs->what, PQerrorMessage(cs->conn));
+    if (PQputCopyData(db_conn(cs->conn), cs->data.data, (int)cs->data.len) != 1)
+        fail("%s: %s", cs->what, db_error(cs->conn));
     buf_clear(&cs->data);
 }
 
@@ -139,10 +123,10 @@ void copy_end(copy_stream *cs)
 {
     copy_flush(cs);
     buf_free(&cs->data);
-    if (PQputCopyEnd(cs->conn, NULL) != 1)
-        fail("%s: %s", cs->what, PQerrorMessage(cs->conn));
+    if (PQputCopyEnd(db_conn(cs->conn), NULL) != 1)
+        fail("%s: %s", cs->what, db_error(cs->conn));
     PGresult *r;
-    while ((r = PQgetResult(cs->conn)) != NULL) {
+    while ((r = PQgetResult(db_conn(cs->conn))) != NULL) {
         if (PQresultStatus(r) != PGRES_COMMAND_OK)
             fail("%s: %s", cs->what, primary_message(cs->conn, r));
         PQclear(r);

@@ -6,9 +6,10 @@
 #include <string.h>
 
 #include "admin.h"
+#include "ids.h"
 #include "money.h"
 
-static int currency_exponent(PGconn *c, const char *currency)
+static int currency_exponent(db *c, const char *currency)
 {
     const char *params[] = {currency};
     PGresult *r =
@@ -35,7 +36,7 @@ int cmd_payout(int argc, char **argv)
         usage_fail("payout: --currency must be an ISO 4217 code such as USD");
 
     market_config cfg;
-    PGconn *c = admin_connect(0, &cfg);
+    db *c = admin_connect(0, &cfg);
     int exponent = currency_exponent(c, currency);
     int64_t minor;
     if (!money_parse(amount, exponent, &minor) || minor <= 0)
@@ -47,7 +48,7 @@ int cmd_payout(int argc, char **argv)
     PQclear(r);
 
     char id[40], minor_text[24];
-    random_id(id, sizeof id, "po_");
+    ids_random(id, sizeof id, "po_");
     snprintf(minor_text, sizeof minor_text, "%lld", (long long)minor);
     const char *params[] = {id, mode, seller, minor_text, currency};
     sql_do(c, "payout",
@@ -55,7 +56,7 @@ int cmd_payout(int argc, char **argv)
            " VALUES ($1, $2, $3, $4, $5, 'sent', now())",
            5, params);
     puts(id);
-    PQfinish(c);
+    db_close(c);
     return 0;
 }
 
@@ -66,7 +67,7 @@ int cmd_deliveries(int argc, char **argv)
     const char *only_failed = opts[0].value != NULL ? "true" : "false";
 
     market_config cfg;
-    PGconn *c = admin_connect(0, &cfg);
+    db *c = admin_connect(0, &cfg);
     const char *params[] = {only_failed};
     PGresult *r = sql_run(c, "deliveries",
                           "SELECT e.id, e.type, d.subscription_id, d.status, d.attempts,"
@@ -77,7 +78,7 @@ int cmd_deliveries(int argc, char **argv)
                           1, params);
     print_rows(r);
     PQclear(r);
-    PQfinish(c);
+    db_close(c);
     return 0;
 }
 
@@ -89,11 +90,11 @@ int cmd_redeliver(int argc, char **argv)
     if (parse_options("redeliver", argc, argv, NULL, 0, pos, 1) != 1)
         usage_fail("redeliver: EVENT_ID is required");
     const char *event = pos[0];
-    if (!prefixed_id_valid(event, "evt_"))
+    if (!ids_prefixed_valid(event, "evt_"))
         fail("redeliver: %s is not an event id (evt_...)", event);
 
     market_config cfg;
-    PGconn *c = admin_connect(0, &cfg);
+    db *c = admin_connect(0, &cfg);
     sql_do(c, "redeliver", "BEGIN", 0, NULL);
     const char *params[] = {event};
     PGresult *r = sql_run(c, "redeliver", "SELECT 1 FROM events WHERE id = $1", 1, params);
@@ -110,6 +111,6 @@ int cmd_redeliver(int argc, char **argv)
     sql_do(c, "redeliver", "COMMIT", 0, NULL);
     printf("redelivering %s (%s deliveries)\n", event, PQcmdTuples(r));
     PQclear(r);
-    PQfinish(c);
+    db_close(c);
     return 0;
 }

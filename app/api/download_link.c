@@ -13,6 +13,7 @@
 #include "catalogue.h"
 #include "handlers.h"
 #include "idempotency.h"
+#include "ids.h"
 #include "links.h"
 
 #define ROUTE_NAME "POST /v1/downloads/:id/link"
@@ -63,7 +64,7 @@ static void respond_link(request *r, const char *download, const char *token,
 /* The effect: answers 201, 404 or 409 (or 5xx from request_query). */
 static void mint(request *r, const char *download, long ttl)
 {
-    if (!catalogue_id_valid(download, "dl_")) {
+    if (!ids_prefixed_valid(download, "dl_")) {
         respond_missing(r, "download");
         return;
     }

@@ -10,13 +10,14 @@
 #include <string.h>
 
 #include "handlers.h"
+#include "ids.h"
 #include "links.h"
 #include "log.h"
 #include "mime.h"
+#include "text.h"
 
 /* The internal nginx location aliased to MARKET_FILES_ROOT (nginx/market.conf.template). */
 #define FILES_INTERNAL_PREFIX "/_market_files/"
-#define FILE_PATH_MAX 4096
 
 /* Revocation and refunds win over expiry: a dead link is 404 whatever its age. */
 DB_STMT(file_lookup,
@@ -31,42 +32,19 @@ DB_STMT(file_lookup,
 
 enum { C_LIVE, C_FRESH, C_FILE_ID, C_PATH, C_FILENAME };
 
-static bool unreserved(unsigned char c)
-{
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-           c == '.' || c == '_' || c == '~';
-}
-
-static void percent_encode(buf *b, const char *s, size_t n, bool (*keep)(unsigned char))
-{
-    static const char hex[] = "0123456789ABCDEF";
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (keep(c)) {
-            buf_putc(b, (char)c);
-        } else {
-            char e[3] = {'%', hex[c >> 4], hex[c & 15]};
-            buf_append(b, e, 3);
-        }
-    }
-}
-
 /* Appends the internal URI of a file path relative to the files root, each segment
  * percent-encoded (nginx decodes X-Accel-Redirect). The path comes from the database,
- * not from the client, but a path that could leave the root (absolute, empty, "." or
- * ".." segments) is refused all the same. */
+ * not from the client, but a path that could leave the root is refused all the same, by
+ * the rule market-admin checks before it stores one (lib/ids.h). */
 static bool internal_uri(buf *b, const char *path)
 {
-    size_t n = strlen(path);
-    if (n == 0 || n > FILE_PATH_MAX || path[0] == '/')
+    if (!ids_path_valid(path))
         return false;
     buf_puts(b, FILES_INTERNAL_PREFIX);
     for (const char *seg = path; seg != NULL;) {
         const char *slash = strchr(seg, '/');
         size_t len = slash != NULL ? (size_t)(slash - seg) : strlen(seg);
-        if (len == 0 || (len == 1 && seg[0] == '.') || (len == 2 && memcmp(seg, "..", 2) == 0))
-            return false;
-        percent_encode(b, seg, len, unreserved);
+        percent_encode(b, seg, len, percent_unreserved);
         if (slash != NULL)
             buf_putc(b, '/');
         seg = slash != NULL ? slash + 1 : NULL;
@@ -77,7 +55,7 @@ static bool internal_uri(buf *b, const char *path)
 /* attr-char of RFC 8187, the characters filename* may carry unencoded. */
 static bool attr_char(unsigned char c)
 {
-    return unreserved(c) || (c != '\0' && strchr("!#$&+^`|", c) != NULL);
+    return percent_unreserved(c) || (c != '\0' && strchr("!#$&+^`|", c) != NULL);
 }
 
 /* attachment; filename="<ASCII, quotes and backslashes escaped, others as _>" and, when
@@ -116,19 +94,16 @@ static void respond_no_link(request *r)
 
 static void respond_redirect(request *r, const PGresult *res)
 {
-    buf value;
-    buf_init(&value, 256);
-    if (!internal_uri(&value, col(res, 0, C_PATH))) {
+    buf *value = request_buf(r, 256);
+    if (!internal_uri(value, col(res, 0, C_PATH))) {
         log_error("request %s: file %s has an unsafe path", r->request_id, col(res, 0, C_FILE_ID));
         respond_internal(r);
-        buf_free(&value);
         return;
     }
-    response_header(r, "X-Accel-Redirect", value.data);
-    buf_clear(&value);
-    content_disposition(&value, col(res, 0, C_FILENAME));
-    response_header(r, "Content-Disposition", value.data);
-    buf_free(&value);
+    response_header(r, "X-Accel-Redirect", value->data);
+    buf_clear(value);
+    content_disposition(value, col(res, 0, C_FILENAME));
+    response_header(r, "Content-Disposition", value->data);
     response_header(r, "Content-Type", mime_type(col(res, 0, C_FILENAME)));
     r->status = 200; /* and an empty body: nginx sends the file */
 }

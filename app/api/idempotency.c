@@ -61,21 +61,19 @@ static void hash_field(buf *in, const char *data, size_t len)
 /* Hex SHA-256 of method, route, raw path parameter and the body as parsed. */
 static void request_hash(request *r, const char *route, char hex[2 * SHA256_LEN + 1])
 {
-    buf in;
-    buf_init(&in, 1024);
-    hash_field(&in, r->method, strlen(r->method));
-    hash_field(&in, route, strlen(route));
-    hash_field(&in, r->match.param != NULL ? r->match.param : "", r->match.param_len);
+    buf *in = request_buf(r, 1024);
+    hash_field(in, r->method, strlen(r->method));
+    hash_field(in, route, strlen(route));
+    hash_field(in, r->match.param != NULL ? r->match.param : "", r->match.param_len);
     const char *body = r->json_body != NULL
                            ? json_object_to_json_string_ext(r->json_body, JSON_C_TO_STRING_PLAIN)
                            : "";
-    hash_field(&in, body, strlen(body));
+    hash_field(in, body, strlen(body));
     uint8_t digest[SHA256_LEN];
-    crypto_sha256(in.data, in.len, digest);
-    buf_clear(&in);
-    hex_encode(&in, digest, sizeof digest);
-    memcpy(hex, in.data, 2 * SHA256_LEN + 1);
-    buf_free(&in);
+    crypto_sha256(in->data, in->len, digest);
+    buf_clear(in);
+    hex_encode(in, digest, sizeof digest);
+    memcpy(hex, in->data, 2 * SHA256_LEN + 1);
 }
 
 static void end_transaction(request *r, const char *command)
@@ -159,12 +157,10 @@ void idem_finish(request *r, idem_state *st)
     char status[8];
     snprintf(status, sizeof status, "%d", r->status);
     /* Stored responses hold secrets (a webhook's whsec_, a download URL): sealed at rest. */
-    buf sealed;
-    buf_init(&sealed, r->body->len * 4 / 3 + 64);
-    crypto_seal(r->w->idem_key, r->body->data, r->body->len, &sealed);
-    const char *params[] = {r->caller.key_id, r->idempotency_key, status, sealed.data};
+    buf *sealed = request_buf(r, r->body->len * 4 / 3 + 64);
+    crypto_seal(r->w->idem_key, r->body->data, r->body->len, sealed);
+    const char *params[] = {r->caller.key_id, r->idempotency_key, status, sealed->data};
     PGresult *stored = request_query(r, &idem_store, params);
-    buf_free(&sealed);
     if (stored == NULL) {
         end_transaction(r, "ROLLBACK");
         return;

@@ -186,30 +186,27 @@ static void array_close(buf *b)
 /* Mints the missing links and fills shown for every download row of a paid order. */
 static bool mint_missing(request *r, const PGresult *res, int rows, links_shown *shown)
 {
-    buf downloads, hashes, ids;
-    buf_init(&downloads, 256);
-    buf_init(&hashes, 256);
-    buf_init(&ids, 256);
+    buf *downloads = request_buf(r, 256), *hashes = request_buf(r, 256), *ids = request_buf(r, 256);
     int missing = 0;
     for (int i = 0; i < rows; i++) {
         if (!needs_link(res, i))
             continue;
         link_fresh link;
         link_generate(r->w, &link);
-        array_element(&downloads, col(res, i, C_DOWNLOAD));
-        array_element(&hashes, link.hash_hex);
-        array_element(&ids, link.id_hex);
+        array_element(downloads, col(res, i, C_DOWNLOAD));
+        array_element(hashes, link.hash_hex);
+        array_element(ids, link.id_hex);
         shown->url[i] = link_url(r, link.token);
         missing++;
     }
     bool ok = true;
     if (missing > 0) {
-        array_close(&downloads);
-        array_close(&hashes);
-        array_close(&ids);
+        array_close(downloads);
+        array_close(hashes);
+        array_close(ids);
         char ttl[16];
         snprintf(ttl, sizeof ttl, "%ld", r->w->cfg.download_ttl);
-        const char *params[] = {downloads.data, hashes.data, ids.data, ttl};
+        const char *params[] = {downloads->data, hashes->data, ids->data, ttl};
         PGresult *minted = request_query(r, &orders_mint_links, params);
         ok = minted != NULL;
         for (int i = 0; ok && i < rows; i++) {
@@ -217,9 +214,6 @@ static bool mint_missing(request *r, const PGresult *res, int rows, links_shown 
                 shown->expires[i] = col(minted, 0, 0);
         }
     }
-    buf_free(&downloads);
-    buf_free(&hashes);
-    buf_free(&ids);
     return ok;
 }
 
@@ -324,16 +318,13 @@ void handle_orders_list(request *r)
     memset(&in, 0, sizeof in);
     if (!parse_input(r, &in))
         return;
-    buf ctx;
-    buf_init(&ctx, 256);
-    build_context(r, &in, &ctx);
-    if (!paging_cursor(r, ctx.data, in.cursor_text, in.after, 2))
-        goto done;
+    buf *ctx = request_buf(r, 256);
+    build_context(r, &in, ctx);
+    if (!paging_cursor(r, ctx->data, in.cursor_text, in.after, 2))
+        return;
     PGresult *res = fetch_page(r, &in);
     links_shown shown;
     if (res == NULL || !resolve_links(r, res, PQntuples(res), &shown))
-        goto done;
-    write_page(r, res, &in, ctx.data, &shown);
-done:
-    buf_free(&ctx);
+        return;
+    write_page(r, res, &in, ctx->data, &shown);
 }

@@ -40,9 +40,7 @@ void paging_write_next(request *r, const char *context, const char *const *field
         jw_null(&r->json);
         return;
     }
-    buf cursor;
-    buf_init(&cursor, 128);
-    cursor_encode(&cursor, r->w->cursor_key, context, fields, n);
-    jw_string_n(&r->json, cursor.data, cursor.len);
-    buf_free(&cursor);
+    buf *cursor = request_buf(r, 128);
+    cursor_encode(cursor, r->w->cursor_key, context, fields, n);
+    jw_string_n(&r->json, cursor->data, cursor->len);
 }

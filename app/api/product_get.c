@@ -7,6 +7,7 @@
 
 #include "catalogue.h"
 #include "handlers.h"
+#include "ids.h"
 
 DB_STMT(product_get,
         "SELECT p.id, p.title, p.description, p.category, p.min_price_minor, p.exponent,"
@@ -73,7 +74,7 @@ bool product_get_plan(request *r, catalogue_read *read)
     const char *id = request_path_param(r, "id", 255);
     if (id == NULL)
         return false;
-    if (!catalogue_id_valid(id, "prod_"))
+    if (!ids_prefixed_valid(id, "prod_"))
         return respond_missing(r, "product");
     read->stmt = &product_get;
     read->params[0] = id;

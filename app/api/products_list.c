@@ -14,6 +14,8 @@
 #include "catalogue.h"
 #include "cursor.h"
 #include "handlers.h"
+#include "ids.h"
+#include "mem.h"
 #include "money.h"
 #include "paging.h"
 #include "text.h"
@@ -238,9 +240,7 @@ static db_stmt *shape_statement(long window, int filters, enum sort sort, enum r
         buf_printf(&sql, " ORDER BY %s LIMIT $2", sorts[sort].order);
     }
 
-    char *name = malloc(40);
-    if (name == NULL)
-        abort();
+    char *name = xmalloc(40);
     snprintf(name, 40, "products_list_%d_%d_%d", filters, (int)sort, (int)from);
     s->name = name;
     s->sql = sql.data; /* kept for the life of the process, like the statement */
@@ -289,7 +289,7 @@ static bool parse_input(request *r, list_input *in)
     in->max_price = query_get(&qp, "max_price");
     in->cursor_text = query_get(&qp, "cursor");
 
-    if (in->category != NULL && !catalogue_slug_valid(in->category))
+    if (in->category != NULL && !ids_slug_valid(in->category))
         return respond_invalid(r, "parameter_invalid", "category",
                                "category must be a category slug such as fonts");
     if (in->q != NULL) {
@@ -297,7 +297,7 @@ static bool parse_input(request *r, list_input *in)
         if (chars < 1 || chars > 200)
             return respond_invalid(r, "parameter_invalid", "q", "q must be 1 to 200 characters");
     }
-    if (in->seller != NULL && !catalogue_handle_valid(in->seller))
+    if (in->seller != NULL && !ids_handle_valid(in->seller))
         return respond_invalid(r, "parameter_invalid", "seller",
                                "seller must be a seller handle such as pixelforge");
     if (!parse_price(r, in->min_price, "min_price") || !parse_price(r, in->max_price, "max_price"))
@@ -313,18 +313,16 @@ static bool parse_input(request *r, list_input *in)
 /* The cursor is bound to everything that shapes the list except the page size. */
 static const char *build_context(request *r, const list_input *in)
 {
-    buf ctx;
-    buf_init(&ctx, 256);
-    buf_puts(&ctx, "GET /v1/products;");
-    cursor_context_add(&ctx, "mode", r->caller.mode);
-    cursor_context_add(&ctx, "category", in->category);
-    cursor_context_add(&ctx, "q", in->q);
-    cursor_context_add(&ctx, "seller", in->seller);
-    cursor_context_add(&ctx, "min_price", in->min_price);
-    cursor_context_add(&ctx, "max_price", in->max_price);
-    cursor_context_add(&ctx, "sort", sort_names[in->sort]);
-    const char *context = arena_strndup(r->arena, ctx.data, ctx.len);
-    buf_free(&ctx);
+    buf *ctx = request_buf(r, 256);
+    buf_puts(ctx, "GET /v1/products;");
+    cursor_context_add(ctx, "mode", r->caller.mode);
+    cursor_context_add(ctx, "category", in->category);
+    cursor_context_add(ctx, "q", in->q);
+    cursor_context_add(ctx, "seller", in->seller);
+    cursor_context_add(ctx, "min_price", in->min_price);
+    cursor_context_add(ctx, "max_price", in->max_price);
+    cursor_context_add(ctx, "sort", sort_names[in->sort]);
+    const char *context = arena_strndup(r->arena, ctx->data, ctx->len);
     return context;
 }
 

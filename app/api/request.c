@@ -86,6 +86,13 @@ void response_header(request *r, const char *name, const char *value)
     buf_printf(r->headers, "%s: %s\r\n", name, value);
 }
 
+buf *request_buf(request *r, size_t cap)
+{
+    buf *b = arena_alloc(r->arena, sizeof *b);
+    buf_init_arena(b, r->arena, cap);
+    return b;
+}
+
 PGresult *request_keep(request *r, PGresult *res)
 {
     if (r->result_count == REQUEST_MAX_RESULTS)

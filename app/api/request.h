@@ -111,6 +111,9 @@ bool request_query_pipeline(request *r, int n, db_stmt *const *stmts,
 /* True when res is a successful result of stmt; otherwise logs it and answers 500. */
 bool request_result_ok(request *r, const db_stmt *stmt, const PGresult *res);
 
+/* A buffer whose memory is the request's arena: it is never freed on its own. */
+buf *request_buf(request *r, size_t cap);
+
 /* Makes res the request's: it is cleared when the request ends. */
 PGresult *request_keep(request *r, PGresult *res);
 

@@ -8,6 +8,7 @@
 #include "catalogue.h"
 #include "cursor.h"
 #include "handlers.h"
+#include "ids.h"
 #include "paging.h"
 
 /* The SQL is laid out by hand: clang-format would re-flow it mid-clause. */
@@ -58,16 +59,14 @@ bool seller_get_plan(request *r, catalogue_read *read)
     const char *handle = request_path_param(r, "id", 255);
     if (handle == NULL)
         return false;
-    if (!catalogue_handle_valid(handle))
+    if (!ids_handle_valid(handle))
         return respond_missing(r, "seller");
 
-    buf ctx;
-    buf_init(&ctx, 128);
-    buf_puts(&ctx, "GET /v1/sellers/:id;");
-    cursor_context_add(&ctx, "mode", r->caller.mode);
-    cursor_context_add(&ctx, "seller", handle);
-    in->context = arena_strndup(r->arena, ctx.data, ctx.len);
-    buf_free(&ctx);
+    buf *ctx = request_buf(r, 128);
+    buf_puts(ctx, "GET /v1/sellers/:id;");
+    cursor_context_add(ctx, "mode", r->caller.mode);
+    cursor_context_add(ctx, "seller", handle);
+    in->context = arena_strndup(r->arena, ctx->data, ctx->len);
 
     char *after[2];
     const char *cursor_text = query_get(&qp, "cursor");

@@ -169,16 +169,12 @@ static const char *new_secret(request *r, buf *sealed)
 {
     uint8_t raw[SECRET_BYTES];
     crypto_random(raw, sizeof raw);
-    buf text;
-    buf_init(&text, 64);
-    buf_puts(&text, "whsec_");
-    base64_encode(&text, raw, sizeof raw);
-    crypto_seal(r->w->secret_key, text.data, text.len, sealed);
-    char *secret = arena_strndup(r->arena, text.data, text.len);
+    buf *text = request_buf(r, 64);
+    buf_puts(text, "whsec_");
+    base64_encode(text, raw, sizeof raw);
+    crypto_seal(r->w->secret_key, text->data, text->len, sealed);
     explicit_bzero(raw, sizeof raw);
-    explicit_bzero(text.data, text.len);
-    buf_free(&text);
-    return secret;
+    return text->data;
 }
 
 static void respond_created(request *r, const char *id, const subscription_input *in,
@@ -223,13 +219,11 @@ static void insert_subscription(request *r, const subscription_input *in)
     events_literal(in, events, sizeof events);
     char limit[8];
     snprintf(limit, sizeof limit, "%d", SUBSCRIPTIONS_MAX);
-    buf sealed;
-    buf_init(&sealed, 128);
-    const char *secret = new_secret(r, &sealed);
+    buf *sealed = request_buf(r, 128);
+    const char *secret = new_secret(r, sealed);
     const char *params[] = {id,     r->caller.account_id, r->caller.mode, in->url.text,
-                            events, in->description,      sealed.data,    limit};
+                            events, in->description,      sealed->data,   limit};
     res = request_query(r, &webhook_insert, params);
-    buf_free(&sealed);
     if (res == NULL)
         return;
     if (PQntuples(res) == 0) {

@@ -9,6 +9,7 @@
 #include "crypto.h"
 #include "duetimes.h"
 #include "log.h"
+#include "mem.h"
 #include "retry.h"
 #include "target.h"
 #include "webhook_sign.h"
@@ -123,9 +124,7 @@ static void start_job(drainer *dr, int slot)
 static void claim_and_start(drainer *dr)
 {
     int want = dr->free_slots;
-    delivery *batch = calloc((size_t)want, sizeof *batch);
-    if (batch == NULL)
-        abort();
+    delivery *batch = xcalloc((size_t)want, sizeof *batch);
     int got = store_claim(dr->setup->db, want, batch);
     dr->next_poll_ms = mono_ms() + POLL_MS;
     /* A full batch means more may be due; otherwise wait for a notification or the
@@ -315,11 +314,9 @@ void drainer_run(const drainer_setup *setup)
     drainer dr = {.setup = setup, .free_slots = setup->concurrency, .wake = true};
     duetimes_init(&dr.retries);
     size_t n = (size_t)setup->concurrency;
-    dr.jobs = calloc(n, sizeof *dr.jobs);
-    dr.outcomes = calloc(n, sizeof *dr.outcomes);
-    dr.outcome_job = calloc(n, sizeof *dr.outcome_job);
-    if (dr.jobs == NULL || dr.outcomes == NULL || dr.outcome_job == NULL)
-        abort();
+    dr.jobs = xcalloc(n, sizeof *dr.jobs);
+    dr.outcomes = xcalloc(n, sizeof *dr.outcomes);
+    dr.outcome_job = xcalloc(n, sizeof *dr.outcome_job);
     while (!finished(&dr)) {
         check_signal(&dr);
         bool db_up = store_ready(setup->db);

@@ -1,4 +1,5 @@
 #include "duetimes.h"
+#include "mem.h"
 
 #include <stdlib.h>
 
@@ -27,10 +28,7 @@ void duetimes_add(duetimes *d, long long at)
         return;
     if (d->len == d->cap) {
         size_t cap = d->cap ? d->cap * 2 : 64;
-        long long *p = realloc(d->at, cap * sizeof *p);
-        if (p == NULL)
-            abort();
-        d->at = p;
+        d->at = xrealloc(d->at, cap * sizeof *d->at);
         d->cap = cap;
     }
     size_t i = d->len++;

@@ -1,3 +1,4 @@
+#include "mem.h"
 #include "sender.h"
 
 #include <stdint.h>
@@ -53,9 +54,8 @@ static size_t discard(char *data, size_t size, size_t n, void *user)
 
 sender *sender_create(int slots, long timeout, const char *ca_file)
 {
-    sender *s = calloc(1, sizeof *s);
-    if (s == NULL || (s->slots = calloc((size_t)slots, sizeof *s->slots)) == NULL)
-        abort();
+    sender *s = xcalloc(1, sizeof *s);
+    s->slots = xcalloc((size_t)slots, sizeof *s->slots);
     s->nslots = slots;
     s->timeout = timeout;
     s->multi = curl_multi_init();
@@ -63,7 +63,7 @@ sender *sender_create(int slots, long timeout, const char *ca_file)
      * session instead of a full handshake. */
     s->share = curl_share_init();
     if (s->multi == NULL || s->share == NULL)
-        abort();
+        mem_exhausted(); /* libcurl's only reason to fail here */
     curl_share_setopt(s->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
     curl_multi_setopt(s->multi, CURLMOPT_MAXCONNECTS, (long)slots);
     s->ca_file = ca_file;
@@ -94,7 +94,7 @@ static struct curl_slist *add_header(struct curl_slist *list, const char *name, 
     snprintf(line, sizeof line, "%s: %s", name, value);
     struct curl_slist *l = curl_slist_append(list, line);
     if (l == NULL)
-        abort();
+        mem_exhausted();
     return l;
 }
 
@@ -112,7 +112,7 @@ static struct curl_slist *build_headers(const sender_request *req)
     h = add_header(h, "X-Signature", req->signature);
     h = curl_slist_append(h, "Expect:");
     if (h == NULL)
-        abort();
+        mem_exhausted();
     return h;
 }
 
@@ -144,7 +144,7 @@ bool sender_start(sender *s, int slot, const sender_request *req, char *err, siz
     if (st->easy == NULL) {
         st->easy = curl_easy_init();
         if (st->easy == NULL)
-            abort();
+            mem_exhausted();
         set_fixed_options(s, st->easy, st);
     }
     curl_slist_free_all(st->headers);
@@ -152,7 +152,7 @@ bool sender_start(sender *s, int slot, const sender_request *req, char *err, siz
     st->headers = build_headers(req);
     st->resolve = NULL;
     if (req->resolve != NULL && (st->resolve = curl_slist_append(NULL, req->resolve)) == NULL)
-        abort();
+        mem_exhausted();
     st->errbuf[0] = '\0';
 
     CURL *e = st->easy;

@@ -6,6 +6,7 @@
 
 #include "db.h"
 #include "log.h"
+#include "mem.h"
 
 #define CHANNEL "market_webhooks"
 
@@ -83,9 +84,8 @@ struct store {
 
 store *store_open(const char *conninfo, const char *worker, long lease_seconds)
 {
-    store *s = calloc(1, sizeof *s);
-    if (s == NULL || (s->worker = strdup(worker)) == NULL)
-        abort();
+    store *s = xcalloc(1, sizeof *s);
+    s->worker = xstrdup(worker);
     s->conn = db_open(conninfo, "market-webhookd");
     db_set_session(s->conn, SESSION_SQL);
     db_listen(s->conn, CHANNEL);
@@ -127,10 +127,7 @@ bool store_notified(store *s)
 
 static char *dup_value(const PGresult *r, int row, int col)
 {
-    char *v = strdup(PQgetvalue(r, row, col));
-    if (v == NULL)
-        abort();
-    return v;
+    return xstrdup(PQgetvalue(r, row, col));
 }
 
 /* The claim's columns, in its SELECT's order. */
@@ -195,14 +192,11 @@ static void grow_scratch(store *s, int n)
     if (n <= s->cap)
         return;
     size_t cap = (size_t)n;
-    s->stmts = realloc(s->stmts, cap * sizeof *s->stmts);
-    s->params = realloc(s->params, cap * sizeof *s->params);
-    s->results = realloc(s->results, cap * sizeof *s->results);
-    s->texts = realloc(s->texts, cap * sizeof *s->texts);
-    s->values = realloc(s->values, cap * sizeof *s->values);
-    if (s->stmts == NULL || s->params == NULL || s->results == NULL || s->texts == NULL ||
-        s->values == NULL)
-        abort();
+    s->stmts = xrealloc(s->stmts, cap * sizeof *s->stmts);
+    s->params = xrealloc(s->params, cap * sizeof *s->params);
+    s->results = xrealloc(s->results, cap * sizeof *s->results);
+    s->texts = xrealloc(s->texts, cap * sizeof *s->texts);
+    s->values = xrealloc(s->values, cap * sizeof *s->values);
     s->cap = n;
 }
 

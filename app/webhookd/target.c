@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "mem.h"
 #include "netcheck.h"
 
 /* The URL's host, as libcurl will use it (punycode), lower-cased. */
@@ -69,7 +70,7 @@ static bool parse_url(const char *url, target *t, char **port, char *err, size_t
     CURLU *u = curl_url();
     char *scheme = NULL;
     if (u == NULL)
-        abort();
+        mem_exhausted();
     bool parsed = curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
                   curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
                   url_host(u, t->host, sizeof t->host);

@@ -16,10 +16,10 @@ int main(void)
     if (!crypto_init())
         return EXIT_FAILURE;
     Suite *(*const suites[])(void) = {
-        arena_suite,     buf_suite,      config_suite, crypto_suite,      cursor_suite,
-        json_body_suite, json_out_suite, log_suite,    metrics_suite,     money_suite,
-        netcheck_suite,  prom_suite,     query_suite,  replica_suite,     ring_cache_suite,
-        route_suite,     text_suite,     url_suite,    webhook_sign_suite};
+        arena_suite,      buf_suite,       config_suite,   crypto_suite, cursor_suite,
+        ids_suite,        json_body_suite, json_out_suite, log_suite,    metrics_suite,
+        money_suite,      netcheck_suite,  prom_suite,     query_suite,  replica_suite,
+        ring_cache_suite, route_suite,     text_suite,     url_suite,    webhook_sign_suite};
     SRunner *runner = srunner_create(NULL);
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
         srunner_add_suite(runner, suites[i]());

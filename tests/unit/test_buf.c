@@ -1,6 +1,7 @@
 /* buf: the growable response buffer. */
 #include <string.h>
 
+#include "arena.h"
 #include "buf.h"
 #include "unit.h"
 
@@ -110,6 +111,26 @@ START_TEST(init_with_capacity)
 }
 END_TEST
 
+START_TEST(arena_buffer_grows_in_its_arena)
+{
+    arena a;
+    arena_init(&a, 4096);
+    buf ab;
+    buf_init_arena(&ab, &a, 8);
+    for (int i = 0; i < 2000; i++)
+        buf_printf(&ab, "%d,", i % 10);
+    ck_assert_uint_eq(ab.len, 4000);
+    ck_assert_int_eq(ab.data[ab.len], '\0');
+    ck_assert(memcmp(ab.data, "0,1,2,3,4,5,6,7,8,9,0,", 22) == 0);
+    ck_assert(memcmp(ab.data + 3980, "0,1,2,3,4,5,6,7,8,9,", 20) == 0);
+    /* Freeing it is a no-op (the arena owns the memory); LeakSanitizer sees no leak
+     * once the arena is freed, and no double free either. */
+    buf_free(&ab);
+    ck_assert_ptr_null(ab.data);
+    arena_free(&a);
+}
+END_TEST
+
 Suite *buf_suite(void)
 {
     Suite *s = suite_create("buf");
@@ -123,6 +144,7 @@ Suite *buf_suite(void)
     tcase_add_test(tc, clear_keeps_memory);
     tcase_add_test(tc, reusable_after_free);
     tcase_add_test(tc, init_with_capacity);
+    tcase_add_test(tc, arena_buffer_grows_in_its_arena);
     suite_add_tcase(s, tc);
     return s;
 }
