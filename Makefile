@@ -8,9 +8,17 @@
 #                replica, on network namespaces (tests/scale/run)
 #
 # Both install missing Debian packages first (tools/install-deps).
+#
+#   make install [PREFIX=/usr/local] [DESTDIR=]   programs, migrations, man pages, the
+#                settings file, systemd units and nginx configuration (see "Installing")
+#   make deb     the Debian package (dpkg-buildpackage), in ../
+#   make package-check   builds the package, lints it, installs it here and tries it
 
 CC       ?= cc
 BUILD    ?= build
+# The version has one home, the first line of debian/changelog; the three programs get it
+# as MARKET_VERSION (--version) and the man pages through their --version.
+VERSION  := $(shell sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog)
 CPPFLAGS += -Ilib -D_DEFAULT_SOURCE -D_GNU_SOURCE -D_FORTIFY_SOURCE=2
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wvla \
@@ -35,13 +43,19 @@ obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
 PROGRAMS = $(BUILD)/market-api $(BUILD)/market-webhookd $(BUILD)/market-admin
 
-.PHONY: all run check deps unit unit-asan admin-test triggers-test e2e clients-check fuzz bench \
-        format lint lint-format tidy cppcheck clean scale-check
+.PHONY: all run check deps unit unit-asan cli-test admin-test triggers-test e2e clients-check \
+        fuzz bench format lint lint-format tidy cppcheck clean scale-check man dist install \
+        uninstall install-test deb package-check openapi-lint FORCE
 all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# Only the three main.c see the version, so a new one rebuilds only them.
+MAINS := $(call obj,app/api/main.c app/webhookd/main.c app/admin/main.c)
+$(MAINS): CPPFLAGS += -DMARKET_VERSION='"$(VERSION)"'
+$(MAINS): debian/changelog
 
 $(BUILD)/libmarket.a: $(call obj,$(LIB_SRC))
 	ar rcs $@ $^
@@ -60,7 +74,7 @@ $(call obj,$(UNIT_SRC)): CPPFLAGS += -Iapp
 $(BUILD)/unit-tests: $(call obj,$(UNIT_SRC) $(UNIT_APP_SRC)) $(BUILD)/libmarket.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs check) -lcurl $(PKG_LIBS)
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -type f -name '*.d' 2>/dev/null)
 
 deps:
 	tools/install-deps
@@ -81,6 +95,10 @@ unit-asan:
 	        $(MAKE) BUILD=build/asan CC=clang build/asan/unit-tests
 	CK_FORK=no ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 build/asan/unit-tests
+
+# --help, --version and wrong arguments of the three programs; no database needed.
+cli-test: all
+	tests/cli/run.sh
 
 # market-admin against a scratch PostgreSQL cluster of its own.
 admin-test: $(BUILD)/market-admin
@@ -115,6 +133,9 @@ clients-check: all
 check: deps
 	$(MAKE) all $(BUILD)/unit-tests
 	$(MAKE) unit
+	$(MAKE) cli-test
+	$(MAKE) install-test
+	$(MAKE) openapi-lint
 	$(MAKE) unit-asan
 	$(MAKE) fuzz
 	$(MAKE) admin-test
@@ -156,6 +177,7 @@ lint-format:
 tidy:
 	printf '%s\n' $(LINT_SRC) | xargs -P "$$(nproc)" -n 8 bash -c 'set -o pipefail; \
 	    clang-tidy --quiet "$$@" -- $(CPPFLAGS) -Iapp $(shell pkg-config --cflags check) \
+	        -DMARKET_VERSION=\"$(VERSION)\" \
 	        -std=c11 2>&1 | { grep -v "warnings\? generated\.$$" || true; }' clang-tidy
 
 cppcheck:
@@ -165,3 +187,168 @@ cppcheck:
 
 clean:
 	rm -rf $(BUILD)
+
+# ---------------------------------------------------------------------------------------
+# Installing. The GNU directory variables, each overridable; debian/rules sets PREFIX=/usr
+# and SYSCONFDIR=/etc. RUNSTATEDIR and LOCALSTATEDIR are where the services keep their
+# socket, counters and product files whatever the prefix.
+PREFIX         ?= /usr/local
+BINDIR         ?= $(PREFIX)/bin
+SBINDIR        ?= $(PREFIX)/sbin
+DATADIR        ?= $(PREFIX)/share
+MANDIR         ?= $(DATADIR)/man
+DOCDIR         ?= $(DATADIR)/doc/market
+SYSCONFDIR     ?= $(PREFIX)/etc
+NGINXDIR       ?= $(SYSCONFDIR)/nginx
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+LOCALSTATEDIR  ?= /var
+RUNSTATEDIR    ?= /run
+MULTIWATCH     ?= /usr/bin/multiwatch
+# The group nginx's workers run as: it may connect to the pool's socket.
+NGINX_GROUP    ?= www-data
+# The packaged nginx site's address, and the files location's path.
+SITE_LISTEN    ?= 80
+FILES_PATH     ?= /files
+
+DIST := $(BUILD)/dist
+MANS := $(DIST)/man/market-api.8 $(DIST)/man/market-webhookd.8 $(DIST)/man/market-admin.1 \
+        $(DIST)/man/market.env.5
+UNITS := $(DIST)/systemd/market-api.socket $(DIST)/systemd/market-api.service \
+         $(DIST)/systemd/market-webhookd.service $(DIST)/systemd/market-migrate.service
+NGINX_FILES := $(DIST)/nginx/conf.d/market.conf $(DIST)/nginx/snippets/market.conf \
+               $(DIST)/nginx/snippets/market-fastcgi.conf $(DIST)/nginx/market-site.conf
+DIST_FILES := $(MANS) $(UNITS) $(DIST)/systemd/market-.service.d/hardening.conf \
+              $(DIST)/market.env $(NGINX_FILES)
+
+# The rendered files depend on the directory variables: this file changes when they do.
+$(DIST)/paths: FORCE
+	@mkdir -p $(@D)
+	@printf '%s\n' $(BINDIR) $(SBINDIR) $(DATADIR) $(SYSCONFDIR) $(NGINXDIR) $(LOCALSTATEDIR) \
+	        $(RUNSTATEDIR) $(MULTIWATCH) $(NGINX_GROUP) $(SITE_LISTEN) $(FILES_PATH) >$@.new
+	@if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
+
+# @NAME@ placeholders of our own .in files, everywhere in them.
+RENDER = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
+             -e 's|@DATADIR@|$(DATADIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+             -e 's|@LOCALSTATEDIR@|$(LOCALSTATEDIR)|g' -e 's|@RUNSTATEDIR@|$(RUNSTATEDIR)|g' \
+             -e 's|@MULTIWATCH@|$(MULTIWATCH)|g' -e 's|@NGINX_GROUP@|$(NGINX_GROUP)|g'
+# The nginx templates document their placeholders in comments: only the directives are
+# rendered (as tools/stack does), and none may be left there. Installed, the server part
+# is the snippet NGINXDIR/snippets/market.conf, so the site includes it by that name.
+NGINX_RENDER = sed -e '/^[[:space:]]*\#/!{' \
+    -e 's|@UPSTREAM_SERVERS@|server unix:$(RUNSTATEDIR)/market/api.sock;|g' \
+    -e 's|@CONF_DIR@/market-server\.conf|$(NGINXDIR)/snippets/market.conf|g' \
+    -e 's|@CONF_DIR@|$(NGINXDIR)/snippets|g' -e 's|@FILES_ROOT@|$(LOCALSTATEDIR)/lib/market/files|g' \
+    -e 's|@FILES_PATH@|$(FILES_PATH)|g' -e 's|@LISTEN@|$(SITE_LISTEN)|g' -e '}'
+# render INPUT OUTPUT SED-COMMAND: renders and refuses a placeholder left outside comments.
+define render
+	@mkdir -p $(dir $(2))
+	$(3) $(1) >$(2).new
+	@if grep -v '^[[:space:]]*#' $(2).new | grep -n '@[A-Z_]*@'; then \
+	    echo "$(1): a placeholder left in $(2)" >&2; rm -f $(2).new; exit 1; fi
+	@mv -f $(2).new $(2)
+endef
+
+$(DIST)/market.env: etc/market.env.in $(DIST)/paths
+	$(call render,$<,$@,$(RENDER))
+$(DIST)/systemd/%: systemd/%.in $(DIST)/paths
+	$(call render,$<,$@,$(RENDER))
+$(DIST)/systemd/market-.service.d/hardening.conf: systemd/market-.service.d/hardening.conf
+	@mkdir -p $(@D)
+	cp -f $< $@
+$(DIST)/nginx/conf.d/market.conf: nginx/market-http.conf.template $(DIST)/paths
+	$(call render,$<,$@,$(NGINX_RENDER))
+$(DIST)/nginx/snippets/market.conf: nginx/market-server.conf.template $(DIST)/paths
+	$(call render,$<,$@,$(NGINX_RENDER))
+$(DIST)/nginx/snippets/market-fastcgi.conf: nginx/market-fastcgi.conf
+	@mkdir -p $(@D)
+	cp -f $< $@
+$(DIST)/nginx/market-site.conf: nginx/market-site.conf.template $(DIST)/paths
+	$(call render,$<,$@,$(NGINX_RENDER))
+
+# Man pages from one source: help2man runs each program's --help and --version (with the
+# extra sections of man/*.h2m), and tools/man-env turns the settings file into
+# market.env(5). SOURCE_DATE_EPOCH (set by dpkg-buildpackage) fixes their date.
+$(DIST)/man/%.8: $(BUILD)/% man/%.h2m
+	@mkdir -p $(@D)
+	help2man --no-info --section=8 --include=man/$*.h2m --output=$@ $<
+$(DIST)/man/%.1: $(BUILD)/% man/%.h2m
+	@mkdir -p $(@D)
+	help2man --no-info --section=1 --include=man/$*.h2m --output=$@ $<
+$(DIST)/man/market.env.5: $(DIST)/market.env tools/man-env debian/changelog
+	@mkdir -p $(@D)
+	tools/man-env $< $(VERSION) "$$(date -u -d @$${SOURCE_DATE_EPOCH:-$$(date +%s)} +%Y-%m-%d)" >$@.new
+	@mv -f $@.new $@
+
+man: $(MANS)
+dist: all $(DIST_FILES)
+
+# DESTDIR stages the files for a package; without it they land in place. The settings
+# file is not overwritten when it exists (it is the administrator's).
+install: dist
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(DATADIR)/market/sql \
+	        $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+	        $(DESTDIR)$(SYSCONFDIR)/market $(DESTDIR)$(SYSTEMDUNITDIR)/market-.service.d \
+	        $(DESTDIR)$(NGINXDIR)/conf.d $(DESTDIR)$(NGINXDIR)/snippets $(DESTDIR)$(DOCDIR)/examples
+	install -m 0755 $(BUILD)/market-admin $(DESTDIR)$(BINDIR)/market-admin
+	install -m 0755 $(BUILD)/market-api $(BUILD)/market-webhookd $(DESTDIR)$(SBINDIR)/
+	install -m 0644 sql/migrations/*.sql $(DESTDIR)$(DATADIR)/market/sql/
+	install -m 0644 $(DIST)/man/market-admin.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(DIST)/man/market.env.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 0644 $(DIST)/man/market-api.8 $(DIST)/man/market-webhookd.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 $(UNITS) $(DESTDIR)$(SYSTEMDUNITDIR)/
+	install -m 0644 $(DIST)/systemd/market-.service.d/hardening.conf \
+	        $(DESTDIR)$(SYSTEMDUNITDIR)/market-.service.d/
+	install -m 0644 $(DIST)/nginx/conf.d/market.conf $(DESTDIR)$(NGINXDIR)/conf.d/
+	install -m 0644 $(DIST)/nginx/snippets/market.conf $(DIST)/nginx/snippets/market-fastcgi.conf \
+	        $(DESTDIR)$(NGINXDIR)/snippets/
+	install -m 0644 $(DIST)/nginx/market-site.conf $(DESTDIR)$(DOCDIR)/examples/
+	test -e $(DESTDIR)$(SYSCONFDIR)/market/market.env || \
+	    install -m 0644 $(DIST)/market.env $(DESTDIR)$(SYSCONFDIR)/market/market.env
+
+# Removes what install put in place but the settings file, which may hold the
+# administrator's changes (remove it by hand), and the directories left empty.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/market-admin $(DESTDIR)$(SBINDIR)/market-api \
+	      $(DESTDIR)$(SBINDIR)/market-webhookd
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/market/sql/,$(notdir $(wildcard sql/migrations/*.sql)))
+	rm -f $(DESTDIR)$(MANDIR)/man1/market-admin.1 $(DESTDIR)$(MANDIR)/man5/market.env.5 \
+	      $(DESTDIR)$(MANDIR)/man8/market-api.8 $(DESTDIR)$(MANDIR)/man8/market-webhookd.8
+	rm -f $(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(notdir $(UNITS))) \
+	      $(DESTDIR)$(SYSTEMDUNITDIR)/market-.service.d/hardening.conf
+	rm -f $(DESTDIR)$(NGINXDIR)/conf.d/market.conf $(DESTDIR)$(NGINXDIR)/snippets/market.conf \
+	      $(DESTDIR)$(NGINXDIR)/snippets/market-fastcgi.conf \
+	      $(DESTDIR)$(DOCDIR)/examples/market-site.conf
+	-rmdir $(DESTDIR)$(DATADIR)/market/sql $(DESTDIR)$(DATADIR)/market \
+	       $(DESTDIR)$(SYSTEMDUNITDIR)/market-.service.d $(DESTDIR)$(DOCDIR)/examples \
+	       $(DESTDIR)$(DOCDIR) 2>/dev/null
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/market/market.env ]; then \
+	    echo "kept $(DESTDIR)$(SYSCONFDIR)/market/market.env (your settings)"; fi
+
+# make install into a scratch DESTDIR, checked file by file, then make uninstall.
+install-test: all
+	tests/install/run.sh
+
+# The Debian package, built by dpkg-buildpackage from a copy of the tree's files (those
+# git knows, committed or not, without what .gitignore leaves out) in $(BUILD)/deb, so
+# that its clean step never touches this tree's build. The .deb lands in the top folder.
+DEB := market_$(VERSION)_$(shell dpkg --print-architecture 2>/dev/null).deb
+deb:
+	rm -rf $(BUILD)/deb
+	mkdir -p $(BUILD)/deb/market-$(VERSION)
+	git ls-files -z --cached --others --exclude-standard | \
+	    xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' sh | \
+	    tar --null -T - -cf - | tar -xf - -C $(BUILD)/deb/market-$(VERSION)
+	cd $(BUILD)/deb/market-$(VERSION) && dpkg-buildpackage -us -uc -b
+	cp -f $(BUILD)/deb/$(DEB) .
+	@echo "built $(DEB)"
+
+# docs/openapi.json through Redocly CLI's recommended rules, every one an error (the CLI is
+# pinned by tools/openapi-lint/package-lock.json, installed with npm ci).
+openapi-lint:
+	tools/openapi-lint/run
+
+# Builds the package, lints it, installs it on this machine (as root) and tries it: see
+# tests/package/run.sh. Removes and purges it again, whatever happens.
+package-check:
+	tests/package/run.sh

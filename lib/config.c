@@ -165,5 +165,13 @@ bool config_load(market_config *cfg, int needs, char *err, size_t errlen)
         return false;
     }
     cfg->webhook_allow_private = priv != NULL && strcmp(priv, "1") == 0;
+
+    const char *metrics = getenv("MARKET_METRICS_FILE");
+    cfg->metrics_file =
+        (metrics != NULL && *metrics != '\0') ? metrics : CONFIG_METRICS_FILE_DEFAULT;
+    if (cfg->metrics_file[0] != '/') {
+        snprintf(err, errlen, "MARKET_METRICS_FILE must be an absolute path");
+        return false;
+    }
     return true;
 }

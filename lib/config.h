@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #define CONFIG_MAX_RETRIES 32
+/* The packaged pool's runtime directory (market-api.service: RuntimeDirectory=market-api). */
+#define CONFIG_METRICS_FILE_DEFAULT "/run/market-api/metrics"
 #define CONFIG_SECRET_MAX 4096
 
 enum {
@@ -33,8 +35,9 @@ typedef struct {
     int webhook_retry_count;
     const char *webhook_ca_file; /* NULL: none */
     bool webhook_allow_private;
-    long page_cache_ms; /* how long a worker may answer a catalogue page again; 0: never */
-    long search_window; /* rows a relevance search reads in id order before the GIN index */
+    long page_cache_ms;       /* how long a worker may answer a catalogue page again; 0: never */
+    long search_window;       /* rows a relevance search reads in id order before the GIN index */
+    const char *metrics_file; /* the counters a pool's workers share (lib/metrics.h) */
 } market_config;
 
 /* Fills cfg from the environment. On failure writes one line (no newline) to err. */

@@ -30,6 +30,7 @@ struct db {
     char last_error[256]; /* why the last connection was dropped, one line */
     bool fail_fast;       /* a tool: no logging, no reconnecting behind its back */
     bool connected_once;
+    unsigned long connections; /* sessions set up so far (db_connections) */
 };
 
 /* Statement ids, process-wide, so that one statement has one slot in every
@@ -148,6 +149,7 @@ static bool session_setup(db *d)
     if (d->prepared != NULL)
         memset(d->prepared, 0, d->prepared_cap); /* a new session has no statements */
     d->notified = true; /* whatever was notified while we were away is unknown */
+    d->connections++;
     return true;
 }
 
@@ -256,6 +258,11 @@ bool db_is_down(db *d)
 PGconn *db_conn(db *d)
 {
     return d->conn;
+}
+
+unsigned long db_connections(const db *d)
+{
+    return d->connections;
 }
 
 const char *db_sqlstate(const PGresult *r)

@@ -85,6 +85,10 @@ bool db_is_down(db *d);
 
 PGconn *db_conn(db *d);
 
+/* How many connections this db has opened so far (1 after the first; every reconnect
+ * adds one). */
+unsigned long db_connections(const db *d);
+
 /* Connecting without blocking, for a connection the caller may do without (a read
  * replica): db_connect_start begins a connection (dropping any current one), and
  * db_connect_poll advances it as far as it can without waiting. The statement calls

@@ -12,24 +12,24 @@ void log_set_program(const char *name)
     program = name;
 }
 
-static void log_line(const char *level, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
-
-/* One event, one line: line breaks inside a message (libpq's messages have them) become
- * spaces, runs of spaces one, and trailing spaces go. */
-static void fold_line(char *line)
+void log_fold(char *s)
 {
     size_t n = 0;
-    for (const char *p = line; *p != '\0'; p++) {
-        char c = (*p == '\n' || *p == '\r' || *p == '\t') ? ' ' : *p;
-        if (c == ' ' && n > 0 && line[n - 1] == ' ')
+    for (const char *p = s; *p != '\0'; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c < 0x20 || c == 0x7f)
+            c = ' ';
+        if (c == ' ' && n > 0 && s[n - 1] == ' ')
             continue;
-        line[n++] = c;
+        s[n++] = (char)c;
     }
-    while (n > 0 && line[n - 1] == ' ')
+    while (n > 0 && s[n - 1] == ' ')
         n--;
-    line[n] = '\0';
+    s[n] = '\0';
 }
+
+static void log_line(const char *level, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 
 static void log_line(const char *level, const char *fmt, va_list ap)
 {
@@ -40,7 +40,7 @@ static void log_line(const char *level, const char *fmt, va_list ap)
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
     char line[1024];
     vsnprintf(line, sizeof line, fmt, ap);
-    fold_line(line);
+    log_fold(line);
     /* One fprintf per line so that lines of concurrent workers do not interleave. */
     fprintf(stderr, "%s %s[%ld] %s: %s\n", stamp, program, (long)getpid(), level, line);
 }

@@ -10,6 +10,12 @@
 #                                    DIR/ca.pem, DIR/server.pem, DIR/server.key (readable
 #                                    by the test processes). On failure prints openssl's
 #                                    output on stderr and returns 1.
+#
+#   ok NAME / bad NAME [DETAIL]      count a check that passed / failed (a failure is
+#                                    printed, DETAIL indented under it; a pass only with
+#                                    CHECKS_VERBOSE=1)
+#   check NAME COMMAND...            ok when COMMAND succeeds, else bad with its output
+#   tally                            prints "N passed, M failed"; true when none failed
 # shellcheck shell=bash
 
 port_in_use() { ss -ltnH "sport = :$1" 2>/dev/null | grep -q .; }
@@ -50,4 +56,25 @@ make_test_tls() {
     # The tests' own processes (and the webhook receivers they start) read the key; the
     # directory is removed with the test's.
     chmod 644 -- "$dir"/*.key "$dir"/*.pem
+}
+
+CHECKS_PASSED=0
+CHECKS_FAILED=0
+ok() {
+    CHECKS_PASSED=$((CHECKS_PASSED + 1))
+    if [ "${CHECKS_VERBOSE:-0}" = 1 ]; then printf 'ok    %s\n' "${1:-}"; fi
+}
+bad() {
+    CHECKS_FAILED=$((CHECKS_FAILED + 1))
+    printf 'FAIL  %s\n' "$1"
+    if [ -n "${2:-}" ]; then printf '%s\n' "$2" | sed 's/^/      | /'; fi
+}
+check() {
+    local name=$1 out
+    shift
+    if out=$("$@" 2>&1); then ok "$name"; else bad "$name" "$out"; fi
+}
+tally() {
+    printf '%d passed, %d failed\n' "$CHECKS_PASSED" "$CHECKS_FAILED"
+    [ "$CHECKS_FAILED" = 0 ]
 }

@@ -1,64 +1,93 @@
-/* market-admin: command dispatch and usage. */
+/* market-admin: command dispatch and help.
+ *
+ * The help of every command lives in one table: `market-admin --help` prints all of it,
+ * `market-admin COMMAND --help` (or `help COMMAND`) the entries of that command, and
+ * help2man builds market-admin(1) from the former (Makefile, target man). */
 #include <stdio.h>
 #include <string.h>
 
 #include "admin.h"
 #include "crypto.h"
 
-static const char usage_text[] =
-    "usage: market-admin COMMAND [ARGS]\n"
+typedef struct {
+    const char *command;  /* the word after market-admin; "key" has four entries */
+    const char *synopsis; /* what follows "market-admin " */
+    const char *text;     /* lines indented by six spaces */
+} help_entry;
+
+static const help_entry help[] = {
+    {"migrate", "migrate",
+     "      Apply the migrations (*.sql) in name order, each once and in its own transaction\n"
+     "      (recorded in schema_migrations; safe to run concurrently). The directory is\n"
+     "      MARKET_MIGRATIONS_DIR, else ../sql/migrations beside this binary (a checkout),\n"
+     "      else ../share/market/sql beside it (an installed copy: /usr/share/market/sql).\n"},
+    {"import", "import FILE|-",
+     "      Load a JSON document of accounts, sellers, products (with their tiers and files),\n"
+     "      orders and reviews in one transaction, upserting by id. An invalid document\n"
+     "      changes nothing; the error names the first bad path.\n"},
+    {"seed",
+     "seed --mode test|live --products N [--sellers N] [--orders N] [--random-seed N]\n"
+     "       [--jobs N] [--files] [--replace] [--no-vacuum]",
+     "      Write a synthetic, deterministic catalogue (same seed, same data, whatever\n"
+     "      --jobs). Sellers default to max(1, N/100), orders to 0 (buyers: max(1,\n"
+     "      orders/10)). --files also writes each product's file under MARKET_FILES_ROOT.\n"
+     "      Four phases, holding a lock that makes a second seed of the mode wait:\n"
+     "      (1) accounts and sellers, upserted and committed; (2) products, tiers and files\n"
+     "      in --jobs slices (default: the number of cores), each on its own connection and\n"
+     "      in its own transaction, committed together once all are written (a superuser\n"
+     "      skips the foreign-key checks of these generated rows, consistent by\n"
+     "      construction); from 100000 products on, the products' secondary indexes are\n"
+     "      dropped before phase 2 and built again after it (lists and searches are slow\n"
+     "      meanwhile; a seed that dies in between leaves their definitions, and the next\n"
+     "      seed builds them first); (3) orders, in\n"
+     "      one transaction; (4) VACUUM (ANALYZE) (--no-vacuum: ANALYZE only). Seeding a\n"
+     "      mode that already has seeded rows is refused unless --replace: its seeded orders\n"
+     "      are then deleted in phase 1, its seeded products by the slices that replace\n"
+     "      them. A failed seed leaves no catalogue rows of this run (a replaced catalogue\n"
+     "      stays); accounts and sellers may remain, and with --replace the previous seeded\n"
+     "      orders are gone; a failure in phase 3 leaves the new catalogue without orders\n"
+     "      (seed --replace starts over).\n"},
+    {"key", "key create --account ID --mode test|live --access read-only|read-write",
+     "      Print a new API key (the only time it is shown).\n"},
+    {"key", "key rotate KEY|-",
+     "      Print a new key with the same account, mode and access; the old one expires\n"
+     "      after MARKET_KEY_GRACE seconds (default 86400). An expired, revoked or already\n"
+     "      rotated key cannot be rotated. \"-\" reads the key from standard input.\n"},
+    {"key", "key revoke KEY|-",
+     "      Revoke a key at once (revoking a revoked key keeps its first revocation time).\n"},
+    {"key", "key list --account ID",
+     "      A line per key: prefix, mode, access, created_at, expires_at, revoked_at.\n"},
+    {"refund", "refund ORDER_ID",
+     "      Mark a paid order refunded and revoke all its download links.\n"},
+    {"payout", "payout --seller HANDLE --amount 12.34 --currency USD --mode test|live",
+     "      Record a sent payout and print its id.\n"},
+    {"deliveries", "deliveries [--failed]",
+     "      A line per webhook delivery: event id, event type, subscription id, status,\n"
+     "      attempts, last HTTP status.\n"},
+    {"redeliver", "redeliver EVENT_ID",
+     "      Queue that event's deliveries again now, with attempts reset to 0 so the full\n"
+     "      retry schedule applies (the attempt history is kept).\n"},
+};
+
+static const char help_head[] =
+    "Usage: market-admin COMMAND [ARGS]\n"
+    "       market-admin COMMAND --help\n"
+    "       market-admin --help | --version\n"
     "\n"
-    "Commands:\n"
-    "  migrate\n"
-    "      Apply sql/migrations/*.sql in name order, each once and in its own transaction\n"
-    "      (recorded in schema_migrations; safe to run concurrently). The directory is\n"
-    "      MARKET_MIGRATIONS_DIR, else ../sql/migrations beside this binary.\n"
-    "  import FILE|-\n"
-    "      Load a JSON document (contract section 9) in one transaction, upserting by id.\n"
-    "      An invalid document changes nothing; the error names the first bad path.\n"
-    "  seed --mode test|live --products N [--sellers N] [--orders N] [--random-seed N]\n"
-    "       [--jobs N] [--files] [--replace] [--no-vacuum]\n"
-    "      Write a synthetic, deterministic catalogue (same seed, same data, whatever\n"
-    "      --jobs). Sellers default to max(1, N/100), orders to 0 (buyers: max(1,\n"
-    "      orders/10)). --files also writes each product's file under MARKET_FILES_ROOT.\n"
-    "      Four phases, holding a lock that makes a second seed of the mode wait:\n"
-    "      (1) accounts and sellers, upserted and committed; (2) products, tiers and files\n"
-    "      in --jobs slices (default: the number of cores), each on its own connection and\n"
-    "      in its own transaction, committed together once all are written (a superuser\n"
-    "      skips the foreign-key checks of these generated rows, consistent by\n"
-    "      construction); from 100000 products on, the products' secondary indexes are\n"
-    "      dropped before phase 2 and built again after it (lists and searches are slow\n"
-    "      meanwhile; a seed that dies in between leaves their definitions, and the next\n"
-    "      seed builds them first); (3) orders, in\n"
-    "      one transaction; (4) VACUUM (ANALYZE) (--no-vacuum: ANALYZE only). Seeding a\n"
-    "      mode that already has seeded rows is refused unless --replace: its seeded orders\n"
-    "      are then deleted in phase 1, its seeded products by the slices that replace\n"
-    "      them. A failed seed leaves no catalogue rows of this run (a replaced catalogue\n"
-    "      stays); accounts and sellers may remain, and with --replace the previous seeded\n"
-    "      orders are gone; a failure in phase 3 leaves the new catalogue without orders\n"
-    "      (seed --replace starts over).\n"
-    "  key create --account ID --mode test|live --access read-only|read-write\n"
-    "      Print a new API key (the only time it is shown).\n"
-    "  key rotate KEY|-\n"
-    "      Print a new key with the same account, mode and access; the old one expires\n"
-    "      after MARKET_KEY_GRACE seconds (default 86400). An expired, revoked or already\n"
-    "      rotated key cannot be rotated. \"-\" reads the key from standard input.\n"
-    "  key revoke KEY|-\n"
-    "      Revoke a key at once (revoking a revoked key keeps its first revocation time).\n"
-    "  key list --account ID\n"
-    "      A line per key: prefix, mode, access, created_at, expires_at, revoked_at.\n"
-    "  refund ORDER_ID\n"
-    "      Mark a paid order refunded and revoke all its download links.\n"
-    "  payout --seller HANDLE --amount 12.34 --currency USD --mode test|live\n"
-    "      Record a sent payout and print its id.\n"
-    "  deliveries [--failed]\n"
-    "      A line per webhook delivery: event id, event type, subscription id, status,\n"
-    "      attempts, last HTTP status.\n"
-    "  redeliver EVENT_ID\n"
-    "      Queue that event's deliveries again now, with attempts reset to 0 so the full\n"
-    "      retry schedule applies (the attempt history is kept).\n"
+    "The administration tool of market: it applies the database's migrations, loads and\n"
+    "seeds catalogues, issues, rotates and revokes API keys, and stands in for the\n"
+    "payment system (refunds, payouts) and the seller dashboard (webhook deliveries).\n"
+    "\n";
+
+static const char help_tail[] =
     "\n"
-    "Environment: MARKET_DB (libpq connection string; empty: libpq defaults).\n"
+    "Environment:\n"
+    "  MARKET_DB (libpq connection string; empty: libpq's defaults), MARKET_SECRET_FILE\n"
+    "  where a command needs the server secret, MARKET_FILES_ROOT for seed --files,\n"
+    "  MARKET_KEY_GRACE for key rotate, MARKET_MIGRATIONS_DIR for migrate; see\n"
+    "  market.env(5). On a packaged install, as root or the user market, load the\n"
+    "  services' settings first: set -a; . /etc/market/market.env; set +a\n"
+    "\n"
     "Exit status: 0 success, 1 error, 2 usage error.\n";
 
 typedef struct {
@@ -77,20 +106,105 @@ static const command commands[] = {
     {"redeliver", cmd_redeliver},
 };
 
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static bool is_help(const char *arg)
+{
+    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+static void print_entry(FILE *out, const help_entry *e)
+{
+    fprintf(out, "  %s\n%s", e->synopsis, e->text);
+}
+
+static int print_all(FILE *out)
+{
+    fputs(help_head, out);
+    fputs("Commands:\n", out);
+    for (size_t i = 0; i < COUNT(help); i++)
+        print_entry(out, &help[i]);
+    fputs(help_tail, out);
+    return fflush(out) == 0 && !ferror(out) ? 0 : 1;
+}
+
+/* True when e belongs to command name and, with sub, is the sub-command sub ("key create"). */
+static bool entry_matches(const help_entry *e, const char *name, const char *sub)
+{
+    if (strcmp(e->command, name) != 0)
+        return false;
+    if (sub == NULL)
+        return true;
+    const char *after = e->synopsis + strlen(name); /* the synopsis starts with name */
+    if (*after != ' ')
+        return false;
+    const char *rest = after + 1;
+    size_t sub_len = strlen(sub);
+    return strncmp(rest, sub, sub_len) == 0 && rest[sub_len] == ' ';
+}
+
+/* True when help has an entry "name sub ..." (a command with sub-commands, as key). */
+static bool has_sub(const char *name, const char *sub)
+{
+    for (size_t i = 0; i < COUNT(help); i++)
+        if (entry_matches(&help[i], name, sub))
+            return true;
+    return false;
+}
+
+/* The entries of one command; with sub (the second word, as in "key create"), only that
+ * one. A command or sub-command without an entry is a usage error. */
+static int print_command(const char *name, const char *sub)
+{
+    int found = 0;
+    for (size_t i = 0; i < COUNT(help); i++) {
+        if (!entry_matches(&help[i], name, sub))
+            continue;
+        /* An entry's second synopsis line, if any, lines up under the first. */
+        fprintf(stdout, "%sUsage: market-admin %s\n%s", found++ == 0 ? "" : "\n", help[i].synopsis,
+                help[i].text);
+    }
+    if (found == 0) {
+        if (sub != NULL)
+            usage_fail("%s: unknown command %s (see market-admin %s --help)", name, sub, name);
+        usage_fail("unknown command %s (see market-admin --help)", name);
+    }
+    fputs(help_tail, stdout);
+    return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+}
+
+/* `--help`, `--version`, `help [COMMAND [SUB]]`, and a command line of which any argument
+ * is --help or -h (`seed --help`, `key create --help`): the exit status when argv asks
+ * for help or the version, else -1. */
+static int help_or_version(int argc, char **argv)
+{
+    if (is_help(argv[1]))
+        return print_all(stdout);
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("market-admin %s\n", MARKET_VERSION);
+        return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+    }
+    if (strcmp(argv[1], "help") == 0)
+        return argc > 2 ? print_command(argv[2], argc > 3 ? argv[3] : NULL) : print_all(stdout);
+    for (int i = 2; i < argc; i++) {
+        if (is_help(argv[i]))
+            return print_command(argv[1], has_sub(argv[1], argv[2]) ? argv[2] : NULL);
+    }
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fputs(usage_text, stderr);
+        print_all(stderr);
         return EXIT_USAGE;
     }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-        strcmp(argv[1], "help") == 0) {
-        fputs(usage_text, stdout);
-        return 0;
-    }
+    int shown = help_or_version(argc, argv);
+    if (shown >= 0)
+        return shown;
     if (!crypto_init())
         fail("libgcrypt is too old");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    for (size_t i = 0; i < COUNT(commands); i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].run(argc - 2, argv + 2);
     usage_fail("unknown command %s (see market-admin --help)", argv[1]);

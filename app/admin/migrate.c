@@ -16,8 +16,10 @@
 /* Any constant works; it only has to be the same for every market-admin. */
 #define MIGRATE_LOCK "SELECT pg_advisory_lock(7013620265)"
 
-/* MARKET_MIGRATIONS_DIR, else ../sql/migrations beside the binary, so the tool works
- * from any working directory. */
+/* MARKET_MIGRATIONS_DIR, else ../sql/migrations beside the binary (a checkout's build/),
+ * else ../share/market/sql beside it (an installed copy: PREFIX/bin and
+ * PREFIX/share/market/sql, whatever PREFIX and DESTDIR were), so the tool works from any
+ * working directory. With neither present the installed one is named in the error. */
 static void migrations_dir(char *out, size_t outsz)
 {
     const char *env = getenv("MARKET_MIGRATIONS_DIR");
@@ -30,7 +32,11 @@ static void migrations_dir(char *out, size_t outsz)
     if (n < 0)
         fail("migrate: cannot find my own location: %s", strerror(errno));
     exe[n] = '\0';
-    snprintf(out, outsz, "%s/../sql/migrations", dirname(exe));
+    const char *bindir = dirname(exe);
+    snprintf(out, outsz, "%s/../sql/migrations", bindir);
+    if (access(out, F_OK) == 0)
+        return;
+    snprintf(out, outsz, "%s/../share/market/sql", bindir);
 }
 
 static int is_migration(const struct dirent *e)

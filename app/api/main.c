@@ -13,9 +13,11 @@
 #include <time.h>
 
 #include "auth.h"
+#include "cli.h"
 #include "handlers.h"
 #include "idempotency.h"
 #include "log.h"
+#include "ops.h"
 #include "replica.h"
 #include "request.h"
 #include "ring_cache.h"
@@ -105,6 +107,10 @@ static bool worker_init(worker *w)
         w->replica = replica_open(w->cfg.db_read, "market-api-read", w->cfg.db_read_max_lag, w->db);
     w->pages = ring_cache_new(PAGE_CACHE_BYTES, PAGE_CACHE_SLOTS, w->cfg.page_cache_ms);
     buf_init(&w->page_key, 512);
+    if (!ops_init(w, MARKET_VERSION, err, sizeof err)) {
+        fprintf(stderr, "market-api: %s\n", err);
+        return false;
+    }
     return true;
 }
 
@@ -166,11 +172,16 @@ static void run_handler(request *r)
     }
 }
 
-static long long now_ms(void)
+static long long now_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static long long now_ms(void)
+{
+    return now_us() / 1000;
 }
 
 /* The page cache's key: the statement and its parameters, each with its length (a NULL
@@ -366,12 +377,13 @@ static void write_response(request *r, FCGX_Request *fcgi, buf *head)
     buf_clear(head);
     buf_printf(head, "Status: %d %s\r\n", r->status, status_text(r->status));
     /* The file handler answers with an X-Accel-Redirect and sets its own type. */
-    bool json = r->match.route != ROUTE_FILE || r->status != 200;
-    if (json)
-        buf_puts(head, "Content-Type: application/json; charset=utf-8\r\n");
+    bool own_body = r->match.route != ROUTE_FILE || r->status != 200;
+    if (own_body)
+        buf_printf(head, "Content-Type: %s\r\n",
+                   r->response_type != NULL ? r->response_type : "application/json; charset=utf-8");
     buf_printf(head, "X-Request-Id: %s\r\n", r->request_id);
     buf_puts(head, "Cache-Control: no-store\r\n");
-    if (json)
+    if (own_body)
         buf_printf(head, "Content-Length: %zu\r\n", r->body->len);
     buf_append(head, r->headers->data, r->headers->len);
     buf_puts(head, "\r\n");
@@ -412,9 +424,38 @@ static void request_end(request *r)
         json_object_put(r->json_body);
 }
 
-int main(void)
+/* What --help says (lib/cli.h adds the usage line and the options); help2man makes
+ * the man page from it (Makefile, target man). */
+static const char help_description[] =
+    "The FastCGI worker of the market API. spawn-fcgi (or systemd) hands it a listening\n"
+    "socket as its standard input; it answers one request at a time on its own PostgreSQL\n"
+    "connection and runs until it is stopped (SIGTERM). A pool is several workers on one\n"
+    "socket under multiwatch, which replaces one that dies; nginx passes requests to it.\n"
+    "\n"
+    "Besides the API's routes and the download location it answers two operational\n"
+    "requests, only when nginx marks them with the FastCGI parameter MARKET_OPS (never\n"
+    "from a client's header): MARKET_OPS=healthz answers 200 {\"status\":\"ok\"} when\n"
+    "PostgreSQL answers and 503 service_unavailable otherwise; MARKET_OPS=metrics answers\n"
+    "the Prometheus text format: requests by route and status, their latency, database\n"
+    "reconnects, rate-limit rejections (summed over the workers of the pool through\n"
+    "MARKET_METRICS_FILE) and the webhook outbox (pending, delivered, failed, retry\n"
+    "backlog, oldest pending age, read from PostgreSQL).\n"
+    "\n"
+    "Each request is logged as one line on standard error: request id, method, route,\n"
+    "status, duration and the API key's 12-character prefix, never the key.\n";
+static const char help_environment[] =
+    "  MARKET_DB, MARKET_SECRET_FILE, MARKET_DOWNLOAD_BASE_URL, MARKET_FILES_ROOT,\n"
+    "  MARKET_METRICS_FILE and the other settings of market.env(5). A missing or invalid\n"
+    "  setting stops the worker at start with one line on standard error, exit status 1.\n";
+
+int main(int argc, char **argv)
 {
     log_set_program("market-api");
+    static const cli_daemon self = {"market-api", MARKET_VERSION, help_description,
+                                    help_environment};
+    int cli = cli_daemon_args(argc, argv, &self, stdout, stderr);
+    if (cli >= 0)
+        return cli;
     signal(SIGPIPE, SIG_IGN);
     static worker w;
     if (!worker_init(&w))
@@ -444,11 +485,17 @@ int main(void)
         r.headers = &headers;
         buf_clear(&body);
         buf_clear(&headers);
+        long long start = now_us();
         request_begin(&r, &fcgi);
-        dispatch(&r);
+        /* /healthz and /metrics (when nginx marked them) are neither counted nor logged. */
+        bool ops = ops_serve(&r);
+        if (!ops)
+            dispatch(&r);
         write_response(&r, &fcgi, &head);
         if (plain_close && drain_input(&fcgi))
             FCGX_Detach(&fcgi);
+        if (!ops)
+            ops_request_done(&r, now_us() - start);
         FCGX_Finish_r(&fcgi);
         request_end(&r);
         arena_reset(&a);

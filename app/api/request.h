@@ -70,7 +70,8 @@ typedef struct request {
 
     /* Response. */
     int status;
-    buf *headers; /* extra "Name: value\r\n" lines */
+    const char *response_type; /* Content-Type of the body; NULL: the API's JSON */
+    buf *headers;              /* extra "Name: value\r\n" lines */
     buf *body;
     json_writer json; /* writes into body */
 

@@ -16,6 +16,7 @@
 
 #include "buf.h"
 #include "cabundle.h"
+#include "cli.h"
 #include "config.h"
 #include "crypto.h"
 #include "drainer.h"
@@ -103,14 +104,35 @@ static bool load_ca(const market_config *cfg, cabundle *bundle, char *err, size_
     return ok;
 }
 
+/* What --help says (lib/cli.h adds the usage line and the options); help2man makes
+ * the man page from it (Makefile, target man). */
+static const char help_description[] =
+    "The webhook drainer of market: it delivers the outbox (webhook_deliveries, filled by\n"
+    "the database's triggers at commit) to the sellers' HTTPS receivers, signed, with many\n"
+    "requests in flight at once, and records every attempt. A failed attempt is retried\n"
+    "after the delays of MARKET_WEBHOOK_RETRIES, then the delivery is marked failed.\n"
+    "Any number of drainers may run, on any hosts: each claims deliveries under a lease,\n"
+    "so none is sent twice in normal operation and one killed at any instant loses\n"
+    "nothing (its lease runs out and another drainer retries). It wakes on the\n"
+    "database's notifications, with a one-second poll as the fallback.\n"
+    "\n"
+    "SIGTERM or SIGINT stops it once the requests in flight have finished and been\n"
+    "recorded, with exit status 0. It logs one line per event on standard error.\n";
+static const char help_environment[] =
+    "  MARKET_DB, MARKET_SECRET_FILE (required: it opens the subscriptions' secrets),\n"
+    "  MARKET_WEBHOOK_TIMEOUT, MARKET_WEBHOOK_RETRIES, MARKET_WEBHOOK_CA_FILE,\n"
+    "  MARKET_WEBHOOK_ALLOW_PRIVATE and MARKET_WEBHOOKD_CONCURRENCY; see market.env(5).\n"
+    "  A missing or invalid setting stops it at start with one line on standard error,\n"
+    "  exit status 1.\n";
+
 int main(int argc, char **argv)
 {
     log_set_program("market-webhookd");
-    if (argc > 1) {
-        (void)argv;
-        fprintf(stderr, "usage: market-webhookd (configured by MARKET_* variables)\n");
-        return 2;
-    }
+    static const cli_daemon self = {"market-webhookd", MARKET_VERSION, help_description,
+                                    help_environment};
+    int cli = cli_daemon_args(argc, argv, &self, stdout, stderr);
+    if (cli >= 0)
+        return cli;
     market_config cfg;
     char err[256];
     int concurrency;

@@ -147,9 +147,9 @@ fingerprint() {
 # --- usage ----------------------------------------------------------------------------------
 
 run
-expect "no arguments" 2 '' '^usage: market-admin'
+expect "no arguments" 2 '' '^Usage: market-admin'
 run --help
-expect "--help" 0 '^usage: market-admin'
+expect "--help" 0 '^Usage: market-admin'
 run frobnicate
 expect "unknown command" 2 '' '^market-admin: unknown command frobnicate'
 run key

@@ -1,6 +1,6 @@
 // The worker pool under trouble: PostgreSQL stopped (503 service_unavailable with
-// Retry-After, then normal answers again within about 2 s of its return, with the same
-// workers), database connections cut, a worker killed with SIGKILL (multiwatch replaces
+// Retry-After, /healthz 503 and /metrics saying so, then normal answers again within
+// about 2 s of its return, with the same workers, and the reconnects counted), database connections cut, a worker killed with SIGKILL (multiwatch replaces
 // it; at most the one request it was serving fails, with nginx's JSON 502), and hostile
 // input that must never kill a worker.
 //
@@ -13,6 +13,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { userInfo } from 'node:os';
 import { api, importDoc, newKey, psql, uniqueId, waitFor, API_PIDFILE, BASE_URL, STACK_DIR } from './lib/stack.mjs';
 import { assertError, assertRateHeaders, pool, rawRequest, sleep } from './fixtures/expect.mjs';
+import { parsePrometheus, value } from './fixtures/prometheus.mjs';
 
 const run = uniqueId('');
 const account = `acct_res_${run}`;
@@ -91,11 +92,29 @@ test('database connections cut by the server: the next requests reconnect and su
   assert.deepEqual(workers(), pids, 'no worker restarted');
 });
 
+async function scrape() {
+  const res = await api('/metrics');
+  assert.equal(res.status, 200, res.text.slice(0, 300));
+  return parsePrometheus(res.text);
+}
+
 test('PostgreSQL down: 503 service_unavailable with Retry-After; back up: 200 within ~2 s, same workers', async (t) => {
   const pids = workers();
   assert.equal((await api('/v1/products?limit=1', { key })).status, 200);
+  assert.equal((await api('/healthz')).status, 200);
+  const reconnectsBefore = value(await scrape(), 'market_db_reconnects_total');
   pgStop();
   try {
+    // The health check says so, in the API's error envelope; the metrics still answer.
+    for (let i = 0; i < 2 * pids.length; i++) {
+      const health = await api('/healthz');
+      assertError(health, 503, 'api_error', 'service_unavailable', null);
+      assert.match(health.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+      assertNoLeak(health);
+    }
+    const down = await scrape();
+    assert.equal(value(down, 'market_database_up'), 0);
+    assert.equal(down.get('market_webhook_deliveries'), undefined, 'no outbox figures without the database');
     const paths = ['/v1/products?limit=1', `/v1/products/${product}`, `/v1/sellers/${seller}`, '/v1/nope', '/v1/orders'];
     // Enough requests that every worker meets the outage, some twice in a row.
     for (let round = 0; round < 3; round++) {
@@ -131,6 +150,11 @@ test('PostgreSQL down: 503 service_unavailable with Retry-After; back up: 200 wi
   const all = await pool(Array.from({ length: 20 }, () => () => api(`/v1/products/${product}`, { key })), 4);
   for (const r of all) assert.equal(r.status, 200, r.text.slice(0, 200));
   assert.deepEqual(workers(), pids, 'no worker was restarted: they reconnected');
+  assert.deepEqual((await api('/healthz')).json, { status: 'ok' });
+  const up = await scrape();
+  assert.equal(value(up, 'market_database_up'), 1);
+  assert.ok(value(up, 'market_db_reconnects_total') >= reconnectsBefore + pids.length,
+    `every worker's reconnect counted: ${reconnectsBefore} -> ${value(up, 'market_db_reconnects_total')}`);
 });
 
 test('hostile input in every parameter, path and header never kills a worker and never gets a 5xx', async () => {

@@ -105,6 +105,7 @@ static const char *const vars[] = {
     "MARKET_WEBHOOK_RETRIES",
     "MARKET_WEBHOOK_CA_FILE",
     "MARKET_WEBHOOK_ALLOW_PRIVATE",
+    "MARKET_METRICS_FILE",
     "MARKET_DB_READ",
     "MARKET_DB_READ_MAX_LAG",
 };
@@ -178,6 +179,7 @@ START_TEST(load_defaults)
     ck_assert_str_eq(cfg.files_root, "/srv/files");
     ck_assert_ptr_null(cfg.webhook_ca_file);
     ck_assert(!cfg.webhook_allow_private);
+    ck_assert_str_eq(cfg.metrics_file, "/run/market-api/metrics");
     ck_assert_ptr_null(cfg.db_read);
     ck_assert_int_eq(cfg.db_read_max_lag, 10);
 }
@@ -198,6 +200,9 @@ START_TEST(load_overrides)
     ck_assert_int_eq(cfg.webhook_retry_count, 2);
     ck_assert(cfg.webhook_allow_private);
     ck_assert_str_eq(cfg.webhook_ca_file, "/etc/ca.pem");
+    setenv("MARKET_METRICS_FILE", "/srv/pool-a/metrics", 1);
+    ck_assert_msg(load(), "%s", err);
+    ck_assert_str_eq(cfg.metrics_file, "/srv/pool-a/metrics");
 }
 END_TEST
 
@@ -225,6 +230,9 @@ START_TEST(load_rejects_bad_settings)
     setenv("MARKET_FILES_ROOT", "/srv/files", 1);
     setenv("MARKET_DOWNLOAD_BASE_URL", "ftp://files.example", 1);
     load_fails("MARKET_DOWNLOAD_BASE_URL");
+    setenv("MARKET_DOWNLOAD_BASE_URL", "https://files.example/d", 1);
+    setenv("MARKET_METRICS_FILE", "run/metrics", 1);
+    load_fails("MARKET_METRICS_FILE");
 }
 END_TEST
 

@@ -1,0 +1,283 @@
+#include "ops.h"
+
+#include <fcgiapp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "metrics.h"
+#include "prom.h"
+#include "text.h"
+
+/* The counters of lib/metrics, in this order. A change of their meaning or number must
+ * change OPS_LAYOUT, so that a running pool's old file is replaced, never misread. */
+#define OPS_LAYOUT 1
+#define N_ROUTES (ROUTE_FILE + 1)
+
+static const char *const route_names[N_ROUTES] = {
+    [ROUTE_NONE] = "none", /* a path that is no route (404, or 401 before it) */
+    [ROUTE_PRODUCTS_LIST] = "products_list",
+    [ROUTE_PRODUCT_GET] = "product_get",
+    [ROUTE_SELLER_GET] = "seller_get",
+    [ROUTE_ORDERS_LIST] = "orders_list",
+    [ROUTE_DOWNLOAD_LINK] = "download_link",
+    [ROUTE_WEBHOOKS_CREATE] = "webhooks_create",
+    [ROUTE_FILE] = "file",
+};
+
+/* Every status the worker answers; anything else counts as "other". */
+static const int statuses[] = {200, 201, 400, 401, 403, 404, 405,
+                               409, 410, 413, 415, 429, 500, 503};
+#define N_STATUSES ((int)(sizeof statuses / sizeof statuses[0]) + 1)
+
+/* Latency buckets, seconds: a catalogue page takes about a millisecond. */
+static const double bounds[] = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                0.1,    0.25,  0.5,    1,     2.5,  5};
+#define N_BOUNDS ((int)(sizeof bounds / sizeof bounds[0]))
+
+enum {
+    C_REQUESTS = 0,                                        /* [route][status] */
+    C_BUCKETS = C_REQUESTS + N_ROUTES * N_STATUSES,        /* [route][bound, +Inf] */
+    C_DURATION_US = C_BUCKETS + N_ROUTES * (N_BOUNDS + 1), /* [route] */
+    C_DB_RECONNECTS = C_DURATION_US + N_ROUTES,
+    C_RATE_LIMITED,
+    C_COUNT
+};
+
+/* Statement: the database answers at all. */
+DB_STMT(ops_health, "SELECT 1", 0);
+
+/* The outbox as every drainer left it, whichever host it ran on. The retry backlog is
+ * what waits for another attempt after a failed one. */
+DB_STMT(ops_outbox,
+        "SELECT count(*) FILTER (WHERE status = 'pending'),"
+        "       count(*) FILTER (WHERE status = 'delivered'),"
+        "       count(*) FILTER (WHERE status = 'failed'),"
+        "       count(*) FILTER (WHERE status = 'pending' AND attempts > 0),"
+        "       COALESCE(extract(epoch FROM clock_timestamp() -"
+        "                min(created_at) FILTER (WHERE status = 'pending')), 0)"
+        "  FROM webhook_deliveries",
+        0);
+
+enum { O_PENDING, O_DELIVERED, O_FAILED, O_RETRYING, O_OLDEST_AGE };
+
+static metrics *shared;
+static const char *version;
+static char host[256];
+static unsigned long connections_seen; /* db_connections() when last looked at */
+
+bool ops_init(worker *w, const char *program_version, char *err, size_t errlen)
+{
+    version = program_version;
+    shared = metrics_open(w->cfg.metrics_file, OPS_LAYOUT, C_COUNT, err, errlen);
+    if (shared == NULL)
+        return false;
+    if (!metrics_claim(shared, getpid()))
+        log_error("all %d slots of %s belong to live workers: this worker's counts are not "
+                  "shared",
+                  METRICS_SLOTS, w->cfg.metrics_file);
+    if (gethostname(host, sizeof host - 1) != 0)
+        snprintf(host, sizeof host, "unknown");
+    return true;
+}
+
+/* Every connection after the worker's first is a reconnect. */
+static void count_reconnects(worker *w)
+{
+    unsigned long now = db_connections(w->db);
+    unsigned long base = connections_seen > 1 ? connections_seen : 1;
+    if (now > base)
+        metrics_add(shared, C_DB_RECONNECTS, now - base);
+    if (now > connections_seen)
+        connections_seen = now;
+}
+
+static int status_index(int status)
+{
+    for (int i = 0; i < N_STATUSES - 1; i++)
+        if (statuses[i] == status)
+            return i;
+    return N_STATUSES - 1;
+}
+
+static int bucket_index(long long duration_us)
+{
+    for (int i = 0; i < N_BOUNDS; i++)
+        if ((double)duration_us <= bounds[i] * 1e6)
+            return i;
+    return N_BOUNDS;
+}
+
+/* The key's display prefix (its first 12 characters, as market-admin key list shows it)
+ * when the header carries something shaped like a key; "-" otherwise, so that nothing
+ * else a client puts there (another secret pasted by mistake) reaches the log. */
+static void key_prefix(const char *authorization, char out[13])
+{
+    snprintf(out, 13, "-");
+    if (authorization == NULL || strncasecmp(authorization, "Bearer ", 7) != 0)
+        return;
+    const char *key = authorization + 7;
+    while (*key == ' ')
+        key++;
+    if (strncmp(key, "sk_live_", 8) != 0 && strncmp(key, "sk_test_", 8) != 0)
+        return;
+    char tail[5];
+    memcpy(tail, key + 8, 4);
+    tail[4] = '\0';
+    if (strlen(key) < 12 || !token_valid(tail, 4, NULL))
+        return;
+    memcpy(out, key, 12);
+    out[12] = '\0';
+}
+
+void ops_request_done(request *r, long long duration_us)
+{
+    int route = r->match.route >= 0 && r->match.route < N_ROUTES ? (int)r->match.route : 0;
+    if (duration_us < 0)
+        duration_us = 0;
+    metrics_add(shared, C_REQUESTS + route * N_STATUSES + status_index(r->status), 1);
+    metrics_add(shared, C_BUCKETS + route * (N_BOUNDS + 1) + bucket_index(duration_us), 1);
+    metrics_add(shared, C_DURATION_US + route, (uint64_t)duration_us);
+    if (r->status == 429) /* only the rate limit answers 429 */
+        metrics_add(shared, C_RATE_LIMITED, 1);
+    count_reconnects(r->w);
+
+    char prefix[13];
+    key_prefix(r->authorization, prefix);
+    /* The method is a token nginx checked; the path is never logged (a download's path
+     * is its credential). */
+    log_info("request id=%s method=%s route=%s status=%d duration_ms=%.3f key=%s", r->request_id,
+             r->method, route_names[route], r->status, (double)duration_us / 1000.0, prefix);
+}
+
+static void serve_health(request *r)
+{
+    PGresult *res = request_query(r, &ops_health, NULL);
+    if (res == NULL)
+        return; /* 503 service_unavailable (or 500) answered */
+    respond_json(r, 200);
+    jw_object_begin(&r->json);
+    jw_kv_string(&r->json, "status", "ok");
+    jw_object_end(&r->json);
+}
+
+static void put_requests(buf *b, const uint64_t *sum)
+{
+    prom_family(b, "market_http_requests_total", "counter",
+                "API requests answered by the pool's workers, by route and status.");
+    for (int route = 0; route < N_ROUTES; route++) {
+        for (int s = 0; s < N_STATUSES; s++) {
+            uint64_t n = sum[C_REQUESTS + route * N_STATUSES + s];
+            if (n == 0)
+                continue;
+            char status[16];
+            if (s < N_STATUSES - 1)
+                snprintf(status, sizeof status, "%d", statuses[s]);
+            else
+                snprintf(status, sizeof status, "other");
+            prom_u64(b, "market_http_requests_total",
+                     (const char *const[]){"route", route_names[route], "status", status, NULL}, n);
+        }
+    }
+    prom_family(b, "market_http_request_duration_seconds", "histogram",
+                "Time a worker spent on an API request, by route.");
+    for (int route = 0; route < N_ROUTES; route++) {
+        const uint64_t *counts = &sum[C_BUCKETS + route * (N_BOUNDS + 1)];
+        uint64_t total = 0;
+        for (int i = 0; i <= N_BOUNDS; i++)
+            total += counts[i];
+        if (total == 0)
+            continue;
+        prom_histogram(b, "market_http_request_duration_seconds",
+                       (const char *const[]){"route", route_names[route], NULL}, bounds, N_BOUNDS,
+                       counts, (double)sum[C_DURATION_US + route] / 1e6);
+    }
+}
+
+static void put_pool(buf *b, const uint64_t *sum, unsigned live)
+{
+    prom_family(b, "market_build_info", "gauge", "The version of market-api and its host.");
+    prom_u64(b, "market_build_info", (const char *const[]){"version", version, "host", host, NULL},
+             1);
+    prom_family(b, "market_api_workers", "gauge",
+                "Live worker processes sharing these counters (MARKET_METRICS_FILE).");
+    prom_u64(b, "market_api_workers", NULL, live);
+    prom_family(b, "market_db_reconnects_total", "counter",
+                "Database connections the workers opened after their first one.");
+    prom_u64(b, "market_db_reconnects_total", NULL, sum[C_DB_RECONNECTS]);
+    prom_family(b, "market_rate_limited_total", "counter",
+                "API requests refused by the rate limit (429).");
+    prom_u64(b, "market_rate_limited_total", NULL, sum[C_RATE_LIMITED]);
+}
+
+/* The outbox figures, read now from PostgreSQL; false when the database did not answer. */
+static bool put_outbox(request *r, buf *b)
+{
+    PGresult *res = db_exec(r->w->db, &ops_outbox, NULL);
+    if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK) {
+        if (res != NULL)
+            log_error("metrics: outbox query failed: %s", PQresultErrorMessage(res));
+        PQclear(res);
+        return false;
+    }
+    prom_family(b, "market_webhook_deliveries", "gauge",
+                "Webhook deliveries in the outbox, by status.");
+    static const struct {
+        const char *status;
+        int column;
+    } by_status[] = {{"pending", O_PENDING}, {"delivered", O_DELIVERED}, {"failed", O_FAILED}};
+    for (size_t i = 0; i < sizeof by_status / sizeof by_status[0]; i++)
+        prom_u64(b, "market_webhook_deliveries",
+                 (const char *const[]){"status", by_status[i].status, NULL},
+                 (uint64_t)col_int(res, 0, by_status[i].column));
+    prom_family(b, "market_webhook_retry_backlog", "gauge",
+                "Pending deliveries that failed at least once and wait for a retry.");
+    prom_u64(b, "market_webhook_retry_backlog", NULL, (uint64_t)col_int(res, 0, O_RETRYING));
+    prom_family(b, "market_webhook_oldest_pending_age_seconds", "gauge",
+                "Age of the oldest pending delivery (0 when none is pending).");
+    prom_f64(b, "market_webhook_oldest_pending_age_seconds", NULL,
+             strtod(col(res, 0, O_OLDEST_AGE), NULL));
+    PQclear(res);
+    return true;
+}
+
+static void serve_metrics(request *r)
+{
+    static uint64_t sum[C_COUNT];
+    unsigned live = metrics_sum(shared, sum);
+    r->status = 200;
+    r->response_type = PROM_CONTENT_TYPE;
+    buf_clear(r->body);
+    put_pool(r->body, sum, live);
+    put_requests(r->body, sum);
+    bool db_up = put_outbox(r, r->body);
+    prom_family(r->body, "market_database_up", "gauge",
+                "1 when the database answered this scrape, 0 when it did not.");
+    prom_u64(r->body, "market_database_up", NULL, db_up ? 1 : 0);
+}
+
+bool ops_serve(request *r)
+{
+    FCGX_Request *fcgi = r->fcgi;
+    const char *kind = FCGX_GetParam("MARKET_OPS", fcgi->envp);
+    if (kind == NULL)
+        return false;
+    if (strcmp(r->method, "GET") != 0 && strcmp(r->method, "HEAD") != 0) {
+        response_header(r, "Allow", "GET, HEAD");
+        respond_error(r, 405, "invalid_request_error", "method_not_allowed", NULL,
+                      "%s is not allowed here; allowed: GET, HEAD", r->method);
+    } else if (strcmp(kind, "healthz") == 0) {
+        serve_health(r);
+    } else if (strcmp(kind, "metrics") == 0) {
+        serve_metrics(r);
+    } else {
+        log_error("the FastCGI parameter MARKET_OPS is %.40s, neither healthz nor metrics "
+                  "(nginx configuration)",
+                  kind);
+        respond_internal(r);
+    }
+    count_reconnects(r->w);
+    return true;
+}

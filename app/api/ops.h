@@ -1,0 +1,31 @@
+/* ops: what a pool tells its operators, outside the API's routes.
+ *
+ *   - /healthz and /metrics: answered only when nginx marks the request with the FastCGI
+ *     parameter MARKET_OPS ("healthz" or "metrics"; nginx sets it for the addresses it
+ *     lets in, and a client cannot, since its headers arrive as HTTP_*). Without it the
+ *     same paths are unknown routes like any other. Neither takes a key nor counts
+ *     against a rate limit.
+ *   - the counters behind /metrics, shared by the pool's workers (lib/metrics.h);
+ *   - the request log: one line per API request on stderr. */
+#ifndef MARKET_API_OPS_H
+#define MARKET_API_OPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "request.h"
+
+/* Opens the pool's shared counters (MARKET_METRICS_FILE) and claims this worker's slot;
+ * version is what /metrics reports (market_build_info). False with one line in err when
+ * the file cannot be had. */
+bool ops_init(worker *w, const char *version, char *err, size_t errlen);
+
+/* Answers r when nginx marked it as an operational request, and returns true; false for
+ * every other request, which goes on to the API. */
+bool ops_serve(request *r);
+
+/* Counts an answered API request and logs its line; duration_us is the time the worker
+ * spent on it. Call before FCGX_Finish (the request's strings live until then). */
+void ops_request_done(request *r, long long duration_us);
+
+#endif

@@ -1,0 +1,49 @@
+/* metrics: counters that the processes of one pool share through one file.
+ *
+ * The workers of a FastCGI pool are separate processes (multiwatch starts each), and a
+ * scrape reaches only one of them, so each process counts into a slot of its own in a
+ * file they all map (MAP_SHARED) and the one that is asked sums every slot.
+ *
+ * A process claims a slot by its pid with a compare-and-swap: a free slot, or one whose
+ * process is gone. A reclaimed slot keeps its counts, so the sums never go down when a
+ * worker dies and another takes its place (Prometheus counters must only grow while the
+ * file lives). Counting is a relaxed atomic add into the process's own slot: no lock and
+ * no allocation on the request path; the file lock is only taken when a process opens
+ * the table.
+ *
+ * The meaning of each counter is the caller's: lib/ knows only how many there are and a
+ * layout number that changes when their meaning does. A file made for another layout
+ * (an older version of the program) is replaced by a fresh one at open, never reused. */
+#ifndef MARKET_METRICS_H
+#define MARKET_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Slots in one file: more processes than this on one pool count into a private slot
+ * that no scrape sees (metrics_claim says so). */
+#define METRICS_SLOTS 512
+
+typedef struct metrics metrics;
+
+/* Opens (creating or replacing when needed) the file at path for ncounters counters of
+ * the given layout, and maps it. NULL with one line in err on failure. */
+metrics *metrics_open(const char *path, uint32_t layout, uint32_t ncounters, char *err,
+                      size_t errlen);
+void metrics_close(metrics *m);
+
+/* Claims a slot for pid: one of a process that is gone first (its counts go on from
+ * where they were), else a free one. False when every slot belongs to a live process:
+ * the process then counts into a private slot. */
+bool metrics_claim(metrics *m, pid_t pid);
+
+/* Adds n to counter i of this process's slot (i < ncounters). */
+void metrics_add(metrics *m, uint32_t i, uint64_t n);
+
+/* Sums every slot into out[0..ncounters); returns how many slots belong to a live
+ * process. */
+unsigned metrics_sum(const metrics *m, uint64_t *out);
+
+#endif

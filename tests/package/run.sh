@@ -1,0 +1,402 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2317  # cleanup and the helpers run from traps and pipelines
+# tests/package/run.sh: what `make package-check` runs. As root, on a Debian 12 machine
+# without market installed (CI's own machine stands in for a fresh root):
+#
+#   1. builds the package (make deb) and lints it: lintian --pedantic, every tag fails the
+#      check except the documented overrides (debian/market.lintian-overrides);
+#   2. installs it with apt-get (dependencies from the mirror), then checks what the
+#      installation did: the user market, the secret (0640, group market), the
+#      configuration files, the man pages, and `systemd-analyze verify` of the installed
+#      units, which must print nothing;
+#   3. starts a PostgreSQL cluster of its own (as the user market, on a free port, its
+#      socket in a scratch folder), points /etc/market/market.env at it as an
+#      administrator would, and runs the units' own commands, read from the installed
+#      unit files (systemd is not running here): market-migrate's ExecStart, the pool's
+#      ExecStart on the socket market-api.socket describes (spawn-fcgi makes it with the
+#      same path, owner, group and mode, as systemd would, and hands it over as standard
+#      input), and market-webhookd's ExecStart, each as its User= with its EnvironmentFile=;
+#   4. starts nginx (a private configuration: its own pid, logs, temporary files, a free
+#      port; workers as www-data like Debian's) with the installed conf.d file in http and
+#      the installed snippet in a plain server, and runs a smoke test: an authenticated
+#      list, a download link minted and its file downloaded, /healthz 200, then 503 with
+#      PostgreSQL stopped, then 200 again, and a /metrics scrape read by the strict
+#      Prometheus reader of the end-to-end tests;
+#   5. stops what it started, `apt-get remove` (the configuration stays in /etc/market)
+#      and `apt-get purge` (it goes).
+#
+# Whatever fails, it stops what it started, purges the package and removes its scratch
+# folder. The last line is "N passed, M failed"; the exit status is 0 only when M is 0.
+set -uo pipefail
+
+ROOT=$(cd -- "$(dirname -- "$(readlink -f -- "${BASH_SOURCE[0]}")")/../.." && pwd -P)
+# shellcheck source=tools/testlib.sh
+. "$ROOT/tools/testlib.sh"
+export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
+
+say() { printf 'package-check: %s\n' "$*" >&2; }
+# Every check is shown (ok/bad/check/tally: tools/testlib.sh).
+CHECKS_VERBOSE=1
+# Stops here: the cleanup runs from the EXIT trap.
+give_up() {
+    bad "$1" "${2:-}"
+    tally
+    exit 1
+}
+
+[ "$(id -u)" = 0 ] || {
+    say "must run as root: it installs the package on this machine"
+    exit 1
+}
+for tool in dpkg-buildpackage dh lintian help2man systemd-analyze spawn-fcgi runuser curl jq node; do
+    command -v "$tool" >/dev/null 2>&1 || {
+        say "$tool is missing (run: tools/install-deps)"
+        exit 1
+    }
+done
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+PG_BIN=/usr/lib/postgresql/15/bin
+[ -x "$PG_BIN/initdb" ] ||
+    PG_BIN=$(dirname -- "$(printf '%s\n' /usr/lib/postgresql/*/bin/initdb | sort -V | tail -n 1)")
+
+# One run at a time on a machine: the package and its paths are the machine's.
+exec 9>"${TMPDIR:-/tmp}/market-package-check.lock"
+flock -n 9 || {
+    say "another package-check is running"
+    exit 1
+}
+if dpkg-query -W -f='${Status}' market 2>/dev/null | grep -q 'installed\|config-files'; then
+    say "market is already installed here ($(dpkg-query -W -f='${Status}' market)); purge it first: apt-get purge market"
+    exit 1
+fi
+if [ -e /etc/market ] || [ -e /run/market ] || [ -e /run/market-api ]; then
+    say "/etc/market, /run/market or /run/market-api exists without the package; remove it first"
+    exit 1
+fi
+
+WORK=$(mktemp -d /tmp/market-pkg.XXXXXX)
+chmod 755 "$WORK"
+mkdir -p "$WORK/log"
+PIDS=() # what this script started, stopped by pid in reverse order
+PG_STARTED=0
+
+stop_pid() {
+    local pid=$1 i
+    kill -TERM "$pid" 2>/dev/null || return 0
+    for ((i = 0; i < 100; i++)); do
+        kill -0 "$pid" 2>/dev/null || return 0
+        sleep 0.1
+    done
+    pkill -KILL -P "$pid" 2>/dev/null
+    kill -KILL "$pid" 2>/dev/null
+}
+stop_started() {
+    local i
+    for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[i]}"; done
+    PIDS=()
+}
+# A PostgreSQL program (pg NAME ARGS...) as the user market, from / (postgres complains
+# when it cannot read its working directory).
+pg() {
+    local prog=$1
+    shift
+    (cd / && runuser -u market -- "$PG_BIN/$prog" "$@")
+}
+cleanup() {
+    local rc=$?
+    trap - EXIT INT TERM
+    stop_started
+    if [ "$PG_STARTED" = 1 ]; then pg pg_ctl stop -D "$WORK/pg" -m immediate -s >/dev/null 2>&1; fi
+    if dpkg-query -W -f='${Status}' market 2>/dev/null | grep -q 'installed\|config-files'; then
+        say "purging the package"
+        apt-get purge -y -q market >>"$WORK/log/apt.log" 2>&1 || say "apt-get purge failed: see above"
+    fi
+    rm -rf /run/market /run/market-api
+    if [ "$rc" != 0 ] && [ -d "$WORK/log" ]; then
+        for f in "$WORK"/log/*.log; do
+            [ -s "$f" ] || continue
+            say "last lines of ${f##*/}:"
+            tail -n 25 "$f" | sed 's/^/    | /' >&2
+        done
+    fi
+    rm -rf -- "$WORK"
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+timed() {
+    local name=$1 start=$SECONDS
+    shift
+    "$@"
+    local rc=$?
+    say "$name: $((SECONDS - start)) s"
+    return "$rc"
+}
+
+# --- 1. build and lint -----------------------------------------------------------------------
+if timed "make deb" make -s -C "$ROOT" deb >"$WORK/log/build.log" 2>&1; then
+    ok "make deb builds the package"
+else
+    give_up "make deb" "$(tail -n 30 "$WORK/log/build.log")"
+fi
+VERSION=$(sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' "$ROOT/debian/changelog")
+DEB=$ROOT/market_${VERSION}_$(dpkg --print-architecture).deb
+CHANGES=$ROOT/build/deb/market_${VERSION}_$(dpkg --print-architecture).changes
+[ -f "$DEB" ] || give_up "the package file $DEB"
+
+# lintian refuses nothing when run as root, it only warns about it.
+start=$SECONDS
+lint=$(lintian --pedantic -I -E --fail-on error,warning,info,pedantic,experimental "$CHANGES" 2>&1)
+lint_rc=$?
+say "lintian: $((SECONDS - start)) s"
+lint=$(grep -v '^running with root privileges' <<<"$lint")
+printf '%s\n' "${lint:-lintian: no tag}" | sed 's/^/      lintian: /'
+if [ "$lint_rc" = 0 ] && [ -z "$lint" ]; then ok "lintian --pedantic: no tag"; else bad "lintian" "$lint"; fi
+
+# The maintainer scripts: enable at installation without starting (the database comes
+# first), restart what runs after an upgrade without a stop before it, stop on removal.
+mkdir -p "$WORK/control"
+dpkg-deb -e "$DEB" "$WORK/control"
+check "postinst enables the units" grep -q "deb-systemd-helper enable 'market-api.socket'" "$WORK/control/postinst"
+check "postinst try-restarts them after an upgrade" grep -q "deb-systemd-invoke try-restart" "$WORK/control/postinst"
+check "postinst never starts them" bash -c "! grep -q 'deb-systemd-invoke start' '$WORK/control/postinst'"
+check "prerm stops them on removal" grep -q "deb-systemd-invoke stop market-api.socket market-api.service" "$WORK/control/prerm"
+check "no stop before an upgrade" bash -c "! grep -qs 'deb-systemd-invoke stop' '$WORK/control/preinst'"
+
+# --- 2. install ---------------------------------------------------------------------------
+# No Recommends: the postgresql metapackage would create and start a cluster of its own.
+if timed "apt-get install" apt-get install -y -q --no-install-recommends "$DEB" >"$WORK/log/apt.log" 2>&1; then
+    ok "apt-get install ./$(basename "$DEB")"
+else
+    give_up "apt-get install" "$(tail -n 20 "$WORK/log/apt.log")"
+fi
+check "dpkg says installed" test "$(dpkg-query -W -f='${Status}' market)" = "install ok installed"
+check "the system user market" id -u market
+check "the group market" getent group market
+check "the secret is 0640 root:market" test "$(stat -c '%a %U:%G' /etc/market/secret)" = "640 root:market"
+check "the secret holds at least 32 bytes" test "$(wc -c </etc/market/secret)" -ge 32
+check "the files folder belongs to market" test "$(stat -c '%U' /var/lib/market/files)" = market
+conffiles=$(dpkg-query -W -f='${Conffiles}\n' market | awk 'NF {print $1}' | sort | tr '\n' ' ')
+check "conffiles: market.env and the nginx files" test "$conffiles" = \
+    "/etc/market/market.env /etc/nginx/conf.d/market.conf /etc/nginx/snippets/market-fastcgi.conf /etc/nginx/snippets/market.conf "
+# Read from the package itself: a machine may be set to skip installing man pages.
+contents=$(dpkg-deb -c "$DEB")
+for page in market-api.8 market-webhookd.8 market-admin.1 market.env.5; do
+    check "man page ${page%.*}(${page##*.})" grep -q "usr/share/man/man${page##*.}/$page.gz\$" <<<"$contents"
+done
+check "every setting of market.env is commented" bash -c \
+    "grep -c '^## MARKET_' /etc/market/market.env | grep -qx \"\$(grep -c '^#\\?MARKET_[A-Z_]*=' /etc/market/market.env)\""
+
+UNITS=(/lib/systemd/system/market-api.socket /lib/systemd/system/market-api.service
+    /lib/systemd/system/market-webhookd.service /lib/systemd/system/market-migrate.service)
+verify=$(systemd-analyze verify "${UNITS[@]}" 2>&1)
+verify_rc=$?
+printf '%s\n' "${verify:-systemd-analyze verify: no message}" | sed 's/^/      verify: /'
+if [ "$verify_rc" = 0 ] && [ -z "$verify" ]; then ok "systemd-analyze verify: clean"; else bad "systemd-analyze verify" "$verify"; fi
+# The shared sandbox (the drop-in market-.service.d/hardening.conf) reaches every
+# service: systemd's offline security analysis reads each unit with its drop-ins.
+for unit in market-api market-webhookd market-migrate; do
+    exposure=$(systemd-analyze security --offline=true --no-pager "/lib/systemd/system/$unit.service" 2>&1 |
+        sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) .*/\1/p')
+    check "$unit.service: systemd-analyze security exposure ${exposure:-?} (at most 2.0)" \
+        awk -v e="${exposure:-99}" 'BEGIN { exit !(e <= 2.0) }'
+done
+
+# --- 3. PostgreSQL and the units' commands -------------------------------------------------------
+# The value of KEY in a unit file (the last one given), as systemd reads it.
+unit_value() { sed -n "s/^$2=//p" "$1" | tail -n 1; }
+# A unit's ExecStart as a shell command: systemd's "$$" is a literal "$"; the quoting of
+# our units is the shell's.
+unit_command() { unit_value "$1" ExecStart | sed 's/\$\$/$/g'; }
+# The environment of a unit: systemd's clean one, then its EnvironmentFile.
+unit_env_prefix() {
+    printf 'set -a; . %s; set +a; ' "$(unit_value "$1" EnvironmentFile)"
+}
+UNIT_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# setpriv's arguments that run a command as a unit's User= and Group=, the way systemd
+# does: no login session, and the same process (setpriv changes its ids and execs).
+unit_ids() {
+    printf '%s\n' "--reuid=$(unit_value "$1" User)" "--regid=$(unit_value "$1" Group)" --init-groups
+}
+
+PGPORT=$(free_port 20000-60999) || give_up "a free port for PostgreSQL"
+PORT=$(free_port 20000-60999) || give_up "a free port for nginx"
+mkdir -p "$WORK/run" "$WORK/pg"
+touch "$WORK/log/postgresql.log"
+chown market:market "$WORK/run" "$WORK/pg" "$WORK/log/postgresql.log"
+chmod 700 "$WORK/pg"
+if pg initdb -D "$WORK/pg" -U market -E UTF8 --locale=C.UTF-8 --auth=trust >"$WORK/log/initdb.log" 2>&1 &&
+    pg pg_ctl start -D "$WORK/pg" -l "$WORK/log/postgresql.log" -w -t 60 -s \
+        -o "-p $PGPORT -k $WORK/run -c listen_addresses=''" &&
+    PG_STARTED=1 &&
+    pg createdb -h "$WORK/run" -p "$PGPORT" market; then
+    ok "a PostgreSQL cluster of its own on port $PGPORT"
+else
+    give_up "PostgreSQL" "$(tail -n 20 "$WORK/log/postgresql.log" "$WORK/log/initdb.log" 2>/dev/null)"
+fi
+
+# The administrator's edits of /etc/market/market.env.
+sed -i -e "s|^MARKET_DB=.*|MARKET_DB=\"host=$WORK/run port=$PGPORT dbname=market user=market\"|" \
+    -e "s|^MARKET_DOWNLOAD_BASE_URL=.*|MARKET_DOWNLOAD_BASE_URL=http://127.0.0.1:$PORT/files|" \
+    -e 's|^#MARKET_WORKERS=.*|MARKET_WORKERS=2|' /etc/market/market.env
+
+# market-migrate.service
+MIGRATE=/lib/systemd/system/market-migrate.service
+mapfile -t ids < <(unit_ids "$MIGRATE")
+check "market-migrate runs as $(unit_value "$MIGRATE" User)" \
+    env -i PATH="$UNIT_PATH" setpriv "${ids[@]}" -- \
+    /bin/sh -c "$(unit_env_prefix "$MIGRATE")exec $(unit_command "$MIGRATE")"
+check "the schema is there" test "$(runuser -u market -- psql -X -A -t -h "$WORK/run" -p "$PGPORT" -d market \
+    -c 'SELECT count(*) FROM schema_migrations')" = "$(find "$ROOT/sql/migrations" -maxdepth 1 -name '*.sql' | wc -l)"
+
+# market-api.socket + market-api.service: the socket as systemd makes it, then the pool's
+# command as its user, in the runtime directory systemd would make.
+SOCKET_UNIT=/lib/systemd/system/market-api.socket
+API=/lib/systemd/system/market-api.service
+SOCK=$(unit_value "$SOCKET_UNIT" ListenStream)
+install -d -m "$(unit_value "$SOCKET_UNIT" DirectoryMode)" "$(dirname "$SOCK")"
+install -d -m "$(unit_value "$API" RuntimeDirectoryMode)" -o "$(unit_value "$API" User)" \
+    -g "$(unit_value "$API" Group)" "/run/$(unit_value "$API" RuntimeDirectory)"
+env -i PATH="$UNIT_PATH" setsid spawn-fcgi -n -s "$SOCK" -M "$(unit_value "$SOCKET_UNIT" SocketMode)" \
+    -U "$(unit_value "$SOCKET_UNIT" SocketUser)" -G "$(unit_value "$SOCKET_UNIT" SocketGroup)" \
+    -u "$(unit_value "$API" User)" -g "$(unit_value "$API" Group)" -- \
+    /bin/sh -c "$(unit_env_prefix "$API")exec $(unit_command "$API")" \
+    </dev/null >>"$WORK/log/api.log" 2>&1 &
+PIDS+=($!)
+WEBHOOKD=/lib/systemd/system/market-webhookd.service
+mapfile -t ids < <(unit_ids "$WEBHOOKD")
+env -i PATH="$UNIT_PATH" setsid setpriv "${ids[@]}" -- \
+    /bin/sh -c "$(unit_env_prefix "$WEBHOOKD")exec $(unit_command "$WEBHOOKD")" \
+    </dev/null >>"$WORK/log/webhookd.log" 2>&1 &
+PIDS+=($!)
+for ((i = 0; i < 50; i++)); do
+    [ -S "$SOCK" ] && break
+    sleep 0.1
+done
+check "the pool's socket is $(stat -c '%a %U:%G' "$SOCK" 2>/dev/null)" \
+    test "$(stat -c '%a %U:%G' "$SOCK" 2>/dev/null)" = "660 market:www-data"
+sleep 0.5
+workers=$(pgrep -P "${PIDS[0]}" -u market -x market-api | wc -l)
+check "multiwatch runs MARKET_WORKERS=2 workers as market ($workers)" test "$workers" = 2
+check "market-webhookd runs as market" test "$(ps -o user=,comm= -p "${PIDS[1]}" | tr -s ' ')" = "market market-webhookd"
+
+# --- 4. nginx with the installed files, and the smoke test ----------------------------------------
+mkdir -p "$WORK/nginx/tmp"
+chown -R www-data "$WORK/nginx/tmp"
+cat >"$WORK/nginx/nginx.conf" <<EOF
+user www-data;
+worker_processes 1;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/log/nginx-error.log warn;
+events { worker_connections 64; }
+http {
+    default_type application/octet-stream;
+    access_log $WORK/log/nginx-access.log;
+    client_body_temp_path $WORK/nginx/tmp/body;
+    fastcgi_temp_path $WORK/nginx/tmp/fastcgi;
+    proxy_temp_path $WORK/nginx/tmp/proxy;
+    uwsgi_temp_path $WORK/nginx/tmp/uwsgi;
+    scgi_temp_path $WORK/nginx/tmp/scgi;
+    include /etc/nginx/conf.d/market.conf;
+    server {
+        listen 127.0.0.1:$PORT;
+        location = /already-here { return 204; }
+        include /etc/nginx/snippets/market.conf;
+    }
+}
+EOF
+NGINX_ARGS=(-p "$WORK/nginx/" -c "$WORK/nginx/nginx.conf" -e "$WORK/log/nginx-error.log")
+check "nginx -t with the installed conf.d file and snippet" "$NGINX" -t -q "${NGINX_ARGS[@]}"
+"$NGINX" "${NGINX_ARGS[@]}" -g 'daemon off;' </dev/null >>"$WORK/log/nginx-error.log" 2>&1 &
+PIDS+=($!)
+BASE=http://127.0.0.1:$PORT
+for ((i = 0; i < 50; i++)); do
+    curl -s -o /dev/null "$BASE/healthz" && break
+    sleep 0.1
+done
+
+# market-admin as an administrator runs it: the services' settings, as the user market.
+admin() {
+    runuser -u market -- env -i PATH="$UNIT_PATH" \
+        sh -c 'set -a; . /etc/market/market.env; set +a; exec market-admin "$@"' market-admin "$@"
+}
+RUN=$(date +%s)
+FILE_PATH=smoke/$RUN/font.zip
+runuser -u market -- install -d "/var/lib/market/files/smoke/$RUN"
+head -c 5000 /dev/urandom | runuser -u market -- tee "/var/lib/market/files/$FILE_PATH" >/dev/null
+doc=$(jq -n --arg f "$FILE_PATH" --arg r "$RUN" '{mode: "test",
+    accounts: [{id: "acct_pkg_\($r)", email: "pkg@example.com"}],
+    sellers: [{id: "pkg-\($r)", account: "acct_pkg_\($r)", name: "Package Shop"}],
+    products: [{id: "prod_pkg_\($r)", seller: "pkg-\($r)", title: "Packaged Font", description: "d",
+        category: "fonts", currency: "USD", status: "published",
+        tiers: [{id: "tier_pkg_\($r)", name: "Personal", price: 9.5, licence: {}}],
+        files: [{id: "file_pkg_\($r)", filename: "font.zip", path: $f, size_bytes: 5000}]}],
+    orders: [{id: "ord_pkg_\($r)", account: "acct_pkg_\($r)", status: "paid",
+        items: [{product: "prod_pkg_\($r)", tier: "tier_pkg_\($r)"}]}]}')
+check "market-admin import" admin import - <<<"$doc"
+KEY=$(admin key create --account "acct_pkg_$RUN" --mode test --access read-write) ||
+    give_up "market-admin key create"
+
+list=$(curl -s -w '\n%{http_code}' -H "Authorization: Bearer $KEY" "$BASE/v1/products?limit=10")
+check "an authenticated list: 200 with the product" bash -c \
+    "[ \"\$(tail -n 1 <<<'$list')\" = 200 ] && head -n -1 <<<'$list' | jq -e '.data[] | select(.id == \"prod_pkg_$RUN\")' >/dev/null"
+download=$(curl -s -H "Authorization: Bearer $KEY" "$BASE/v1/orders?limit=1" | jq -r '.data[0].downloads[0].id // empty')
+check "the order's download id ($download)" test -n "$download"
+link=$(curl -s -X POST -H "Authorization: Bearer $KEY" "$BASE/v1/downloads/$download/link" | jq -r '.url // empty')
+check "a download link minted ($link)" test -n "$link"
+curl -s -o "$WORK/downloaded" -w '%{http_code}' "$link" >"$WORK/download.status"
+check "the file downloaded through nginx, byte for byte" bash -c \
+    "[ \"\$(cat '$WORK/download.status')\" = 200 ] && cmp -s '$WORK/downloaded' '/var/lib/market/files/$FILE_PATH'"
+
+health() { curl -s -o "$WORK/health.json" -w '%{http_code}' "$BASE/healthz"; }
+check "/healthz 200 {\"status\":\"ok\"}" bash -c "[ \"\$(curl -s -o '$WORK/h' -w '%{http_code}' '$BASE/healthz')\" = 200 ] && jq -e '.status == \"ok\"' '$WORK/h'"
+pg pg_ctl stop -D "$WORK/pg" -m fast -w -s
+check "/healthz 503 service_unavailable with PostgreSQL stopped" bash -c \
+    "[ \"\$(curl -s -o '$WORK/h' -w '%{http_code}' '$BASE/healthz')\" = 503 ] && jq -e '.error.code == \"service_unavailable\"' '$WORK/h'"
+pg pg_ctl start -D "$WORK/pg" -l "$WORK/log/postgresql.log" -w -t 60 -s \
+    -o "-p $PGPORT -k $WORK/run -c listen_addresses=''"
+code=''
+for ((i = 0; i < 50; i++)); do
+    code=$(health)
+    [ "$code" = 200 ] && break
+    sleep 0.1
+done
+check "/healthz 200 again once PostgreSQL is back" test "$code" = 200
+
+curl -s -D "$WORK/metrics.head" -o "$WORK/metrics" "$BASE/metrics"
+check "/metrics is the Prometheus text format, and parses" node --input-type=module -e "
+import { readFileSync } from 'node:fs';
+import { parsePrometheus, value } from '$ROOT/tests/e2e/fixtures/prometheus.mjs';
+const head = readFileSync('$WORK/metrics.head', 'utf8');
+if (!/^content-type: text\/plain; version=0\.0\.4/im.test(head)) throw new Error('content type: ' + head);
+const m = parsePrometheus(readFileSync('$WORK/metrics', 'utf8'));
+const need = (name, labels, test) => {
+  const v = value(m, name, labels);
+  if (!test(v)) throw new Error(name + JSON.stringify(labels) + ' = ' + v);
+};
+need('market_build_info', { version: '$VERSION', host: m.get('market_build_info').samples[0].labels.host }, (v) => v === 1);
+need('market_api_workers', {}, (v) => v === 2);
+need('market_http_requests_total', { route: 'products_list', status: '200' }, (v) => v >= 1);
+need('market_http_requests_total', { route: 'file', status: '200' }, (v) => v >= 1);
+need('market_db_reconnects_total', {}, (v) => v >= 1);
+need('market_database_up', {}, (v) => v === 1);
+need('market_webhook_deliveries', { status: 'pending' }, (v) => v >= 0);
+console.log(m.size + ' families');
+"
+
+# --- 5. remove, then purge -------------------------------------------------------------------------
+stop_started
+pg pg_ctl stop -D "$WORK/pg" -m fast -w -s && PG_STARTED=0
+if timed "apt-get remove" apt-get remove -y -q market >>"$WORK/log/apt.log" 2>&1; then ok "apt-get remove"; else bad "apt-get remove" "$(tail -n 20 "$WORK/log/apt.log")"; fi
+check "removed: the programs are gone" test ! -e /usr/sbin/market-api
+check "removed: dpkg keeps the configuration" test "$(dpkg-query -W -f='${Status}' market)" = "deinstall ok config-files"
+check "removed: /etc/market/market.env stays" test -f /etc/market/market.env
+check "removed: the secret stays" test -f /etc/market/secret
+if timed "apt-get purge" apt-get purge -y -q market >>"$WORK/log/apt.log" 2>&1; then ok "apt-get purge"; else bad "apt-get purge" "$(tail -n 20 "$WORK/log/apt.log")"; fi
+check "purged: /etc/market is gone" test ! -e /etc/market
+check "purged: the nginx files are gone" test ! -e /etc/nginx/snippets/market.conf -a ! -e /etc/nginx/conf.d/market.conf
+check "purged: dpkg forgets the package" bash -c "! dpkg-query -W -f='\${Status}' market 2>/dev/null | grep -q 'installed\|config-files'"
+
+tally
