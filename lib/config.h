@@ -35,8 +35,9 @@ typedef struct {
     int webhook_retry_count;
     const char *webhook_ca_file; /* NULL: none */
     bool webhook_allow_private;
-    long page_cache_ms;       /* how long a worker may answer a catalogue page again; 0: never */
-    long search_window;       /* rows a relevance search reads in id order before the GIN index */
+    long page_cache_ms; /* how long a worker may answer a catalogue page again; 0: never */
+    long request_log;   /* 1: market-api logs a line per request; 0: nginx's access log only */
+    long search_window; /* rows a relevance search reads in id order before the GIN index */
     const char *metrics_file; /* the counters a pool's workers share (lib/metrics.h) */
 } market_config;
 

@@ -1,7 +1,10 @@
 #include "log.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,28 +31,104 @@ void log_fold(char *s)
     s[n] = '\0';
 }
 
-static void log_line(const char *level, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
+/* Lines collected by a busy process (log_batch), written out together. At most PIPE_BUF
+ * bytes, so that one write of them stays whole on a pipe that several workers share. */
+#define BATCH_BYTES 4096
+#define BATCH_MAX_AGE_SECONDS 1
 
-static void log_line(const char *level, const char *fmt, va_list ap)
+static char batch[BATCH_BYTES];
+static size_t batch_len;
+static time_t batch_since; /* when the oldest line in batch was logged */
+static bool batching;
+
+/* Writes all of data to stderr; a line that cannot be written is dropped, never retried
+ * in a loop that could block the worker for long. */
+static void write_out(const char *data, size_t len)
 {
-    char stamp[32];
+    while (len > 0) {
+        ssize_t n = write(STDERR_FILENO, data, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        data += n;
+        len -= (size_t)n;
+    }
+}
+
+void log_flush(void)
+{
+    write_out(batch, batch_len);
+    batch_len = 0;
+}
+
+bool log_pending(void)
+{
+    return batch_len > 0;
+}
+
+bool log_stale(void)
+{
+    return batch_len > 0 && time(NULL) - batch_since >= BATCH_MAX_AGE_SECONDS;
+}
+
+void log_batch(bool on)
+{
+    if (!on)
+        log_flush();
+    batching = on;
+}
+
+/* "TIME PROGRAM[PID] LEVEL: " with the time formatted once a second. */
+static size_t line_head(char *out, size_t outsz, const char *level, time_t now)
+{
+    static time_t stamp_time = -1;
+    static char stamp[32];
+    if (now != stamp_time) {
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        stamp_time = now;
+    }
+    int n = snprintf(out, outsz, "%s %s[%ld] %s: ", stamp, program, (long)getpid(), level);
+    return n > 0 ? (size_t)n : 0;
+}
+
+static void log_line(const char *level, bool urgent, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+static void log_line(const char *level, bool urgent, const char *fmt, va_list ap)
+{
     time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    char line[1024];
-    vsnprintf(line, sizeof line, fmt, ap);
-    log_fold(line);
-    /* One fprintf per line so that lines of concurrent workers do not interleave. */
-    fprintf(stderr, "%s %s[%ld] %s: %s\n", stamp, program, (long)getpid(), level, line);
+    char line[1200];
+    size_t head = line_head(line, sizeof line, level, now);
+    char *message = line + head;
+    vsnprintf(message, sizeof line - head - 1, fmt, ap);
+    log_fold(message);
+    size_t len = head + strlen(message);
+    line[len++] = '\n';
+
+    if (!batching || urgent) {
+        /* In order: what was collected before this line goes first. */
+        log_flush();
+        write_out(line, len);
+        return;
+    }
+    if (batch_len + len > sizeof batch)
+        log_flush();
+    if (batch_len == 0)
+        batch_since = now;
+    memcpy(batch + batch_len, line, len);
+    batch_len += len;
+    if (now - batch_since >= BATCH_MAX_AGE_SECONDS)
+        log_flush();
 }
 
 void log_info(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    log_line("info", fmt, ap);
+    log_line("info", false, fmt, ap);
     va_end(ap);
 }
 
@@ -57,6 +136,6 @@ void log_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    log_line("error", fmt, ap);
+    log_line("error", true, fmt, ap);
     va_end(ap);
 }

@@ -5,11 +5,24 @@
 #ifndef MARKET_LOG_H
 #define MARKET_LOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 void log_set_program(const char *name);
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Batching, for a process that logs a line per request: while on, log_info lines are
+ * collected and written together (at most 4 KiB, or a second old, at a time), which
+ * spares a busy worker a write(2) per request. log_error writes at once, after what was
+ * collected. The process calls log_flush when it is about to wait (market-api: when no
+ * connection is waiting), so a quiet worker never holds lines back; a worker killed
+ * under load loses the lines of its last moment (nginx's access log has the requests
+ * too). log_batch(false) flushes. */
+void log_batch(bool on);
+void log_flush(void);
+bool log_pending(void);
+bool log_stale(void); /* lines have waited a second or more */
 
 /* One event, one line: every control character of s (line breaks, tabs, escapes: a
  * database's multi-line message, a client's header) becomes a space, runs of spaces one,

@@ -5,6 +5,7 @@
  * runs the route's handler and writes the response. Many such processes (multiwatch
  * restarts any that dies) share the socket; they share nothing else but PostgreSQL. */
 #include <fcgiapp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/socket.h>
@@ -404,6 +405,16 @@ static bool listens_on_unix_socket(void)
     return getsockname(0, (struct sockaddr *)&addr, &len) == 0 && addr.ss_family == AF_UNIX;
 }
 
+/* Writes out the collected log lines unless a connection is already waiting (and they
+ * are less than a second old), so that a quiet worker holds none back while a busy one
+ * writes them together. */
+static void flush_log_before_wait(void)
+{
+    struct pollfd listener = {.fd = 0, .events = POLLIN};
+    if (log_pending() && (log_stale() || poll(&listener, 1, 0) == 0))
+        log_flush();
+}
+
 /* Reads what is left of the request body (nginx bounds it), so that nothing is unread
  * when the connection closes; false if it did not end. */
 static bool drain_input(FCGX_Request *fcgi)
@@ -476,7 +487,12 @@ int main(int argc, char **argv)
     time_t last_prune = 0;
     bool plain_close = listens_on_unix_socket();
 
-    while (FCGX_Accept_r(&fcgi) >= 0) {
+    /* A line per request, written in batches while requests keep coming (lib/log.h). */
+    log_batch(true);
+    for (;;) {
+        flush_log_before_wait();
+        if (FCGX_Accept_r(&fcgi) < 0)
+            break;
         request r;
         memset(&r, 0, sizeof r);
         r.w = &w;
@@ -507,5 +523,6 @@ int main(int argc, char **argv)
             idem_prune(&w);
         }
     }
+    log_batch(false);
     return 0;
 }

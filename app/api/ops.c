@@ -144,6 +144,8 @@ void ops_request_done(request *r, long long duration_us)
         metrics_add(shared, C_RATE_LIMITED, 1);
     count_reconnects(r->w);
 
+    if (!r->w->cfg.request_log)
+        return;
     char prefix[13];
     key_prefix(r->authorization, prefix);
     /* The method is a token nginx checked; the path is never logged (a download's path
