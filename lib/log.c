@@ -118,6 +118,8 @@ static void log_line(const char *level, bool urgent, const char *fmt, va_list ap
         log_flush();
     if (batch_len == 0)
         batch_since = now;
+    /* batch holds bytes written with their length, not a string: no NUL is wanted.
+     * NOLINTNEXTLINE(bugprone-not-null-terminated-result) */
     memcpy(batch + batch_len, line, len);
     batch_len += len;
     if (now - batch_since >= BATCH_MAX_AGE_SECONDS)
