@@ -4,11 +4,10 @@
 
 #include "text.h"
 
-static bool fail(query_error *err, const char *code, const char *param, const char *message)
+static bool fail(query_error *err, query_fault fault, const char *name)
 {
-    err->code = code;
-    err->param = param;
-    err->message = message;
+    err->fault = fault;
+    err->name = name;
     return false;
 }
 
@@ -42,29 +41,22 @@ bool query_parse(arena *a, const char *qs, const char *const *names, query_param
         }
         char *name = decode(a, p, name_len);
         if (name == NULL)
-            return fail(err, "parameter_invalid", NULL,
-                        "a query parameter name is not valid percent-encoded UTF-8");
+            return fail(err, QUERY_MALFORMED, NULL);
         int slot = -1;
         for (int i = 0; i < known; i++)
             if (strcmp(names[i], name) == 0)
                 slot = i;
         if (slot < 0)
-            return fail(
-                err, "parameter_unknown", name_len <= 64 && name[0] ? name : NULL,
-                arena_printf(a, "unknown query parameter%s%.64s", name[0] ? " " : "", name));
+            return fail(err, QUERY_UNKNOWN, name);
         if (out->values[slot] != NULL)
-            return fail(err, "parameter_duplicated", names[slot],
-                        arena_printf(a, "%s is given more than once", names[slot]));
+            return fail(err, QUERY_DUPLICATED, names[slot]);
         if (value_len > 3 * QUERY_MAX_VALUE)
-            return fail(err, "parameter_invalid", names[slot],
-                        arena_printf(a, "%s is too long", names[slot]));
+            return fail(err, QUERY_TOO_LONG, names[slot]);
         char *value = decode(a, raw_value, value_len);
         if (value == NULL)
-            return fail(err, "parameter_invalid", names[slot],
-                        arena_printf(a, "%s is not valid percent-encoded UTF-8", names[slot]));
+            return fail(err, QUERY_MALFORMED, names[slot]);
         if (strlen(value) > QUERY_MAX_VALUE)
-            return fail(err, "parameter_invalid", names[slot],
-                        arena_printf(a, "%s is too long", names[slot]));
+            return fail(err, QUERY_TOO_LONG, names[slot]);
         out->values[slot] = value;
         p += seg;
         if (*p == '&')

@@ -1,8 +1,8 @@
 /* query: strict parsing of a URL query string against the parameters a route accepts.
  *
  * Every parameter name must be one the route knows, none may repeat, and every name and
- * value must decode to valid UTF-8 without NUL. The first fault found is reported with
- * the error code the API answers and the parameter it concerns. */
+ * value must decode to valid UTF-8 without NUL. The first fault found is reported by its
+ * kind and the parameter it concerns; the program turns it into its own error. */
 #ifndef MARKET_QUERY_H
 #define MARKET_QUERY_H
 
@@ -19,10 +19,18 @@ typedef struct {
     const char *values[QUERY_MAX_PARAMS]; /* values[i] belongs to names[i]; NULL if absent */
 } query_params;
 
+typedef enum {
+    QUERY_UNKNOWN = 1, /* a name the route does not accept */
+    QUERY_DUPLICATED,  /* a name given twice */
+    QUERY_MALFORMED,   /* a name or value that is not percent-encoded UTF-8 without NUL */
+    QUERY_TOO_LONG,    /* a value over QUERY_MAX_VALUE bytes, decoded */
+} query_fault;
+
 typedef struct {
-    const char *code;  /* parameter_unknown, parameter_duplicated or parameter_invalid */
-    const char *param; /* the parameter at fault, or NULL when its name is unreadable */
-    const char *message;
+    query_fault fault;
+    /* The name at fault, decoded (for QUERY_UNKNOWN: as given, of any length); NULL when
+     * the name itself is malformed. */
+    const char *name;
 } query_error;
 
 /* names: NULL-terminated list of accepted names (at most QUERY_MAX_PARAMS - 1). */

@@ -1,42 +1,46 @@
-/* route: maps a method and a raw request path to one of the API's routes.
+/* route: finds which of a program's declared routes a request's method and raw path name.
  *
- * Pure and allocation-free so it can be unit-tested and fuzzed. The path is matched as
- * the client sent it (before nginx normalises anything): no trailing slashes, no empty
- * segments, no dot segments, no redirects. A path parameter is returned raw (still
- * percent-encoded); the handler decodes and validates it. */
+ * The table belongs to the program (app/api/routes.c): lib/route only knows that each
+ * entry starts with a route_spec, a method list and a path pattern. Pure and
+ * allocation-free so it can be unit-tested and fuzzed. The path is matched as the client
+ * sent it (before nginx normalises anything): no trailing slashes, no empty segments, no
+ * dot segments, no redirects. A path parameter is returned raw (still percent-encoded);
+ * the program decodes and validates it. */
 #ifndef MARKET_ROUTE_H
 #define MARKET_ROUTE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
-typedef enum {
-    ROUTE_NONE = 0,
-    ROUTE_PRODUCTS_LIST,   /* GET  /v1/products */
-    ROUTE_PRODUCT_GET,     /* GET  /v1/products/:id */
-    ROUTE_SELLER_GET,      /* GET  /v1/sellers/:id */
-    ROUTE_ORDERS_LIST,     /* GET  /v1/orders */
-    ROUTE_DOWNLOAD_LINK,   /* POST /v1/downloads/:id/link */
-    ROUTE_WEBHOOKS_CREATE, /* POST /v1/webhooks */
-    ROUTE_FILE,            /* GET|HEAD <files prefix>/:token, outside /v1, no API key */
-} route_id;
+/* A pattern is literal segments and at most one parameter segment written ":name", as in
+ * "/v1/products/:id". A NULL pattern matches nothing (a route that is switched off). */
+typedef struct {
+    const char *methods; /* the methods the path accepts, as an Allow header: "GET, HEAD" */
+    const char *pattern;
+} route_spec;
 
 typedef enum {
-    MATCH_OK,
-    MATCH_NOT_FOUND,
-    MATCH_METHOD_NOT_ALLOWED,
-} match_result;
+    ROUTE_FOUND,
+    ROUTE_NOT_FOUND,
+    ROUTE_METHOD_NOT_ALLOWED, /* the path is a route's, the method is not among its methods */
+} route_fault;
 
 typedef struct {
-    route_id route;
-    const char *param; /* raw :id or :token segment inside the path, or NULL */
+    size_t index;      /* the entry of the table, for ROUTE_FOUND and ..._NOT_ALLOWED */
+    const char *param; /* the raw parameter segment inside the path, or NULL */
     size_t param_len;
-    const char *allow; /* for MATCH_METHOD_NOT_ALLOWED: the Allow header value */
-    const char *scope; /* scope the route needs, NULL for ROUTE_FILE */
+    const char *param_name; /* its name inside the pattern ("id"), or NULL */
+    size_t param_name_len;
 } route_match;
 
-/* path: the path part of the request URI (no query string), path_len its length.
- * files_prefix: path of the download location, e.g. "/files" (no trailing slash). */
-match_result route_find(const char *method, const char *path, size_t path_len,
-                        const char *files_prefix, route_match *m);
+/* Looks the path (path_len bytes, no query string) up in count entries that begin
+ * stride bytes apart, each starting with a route_spec (like bsearch's table). Paths are
+ * expected to be distinct: the first entry whose pattern matches decides. */
+route_fault route_find(const void *table, size_t count, size_t stride, const char *method,
+                       const char *path, size_t path_len, route_match *m);
+
+/* Whether method is one of methods ("GET, HEAD"); exact and case-sensitive, as HTTP
+ * methods are. */
+bool route_method_listed(const char *methods, const char *method);
 
 #endif

@@ -15,8 +15,7 @@
 #include "idempotency.h"
 #include "ids.h"
 #include "links.h"
-
-#define ROUTE_NAME "POST /v1/downloads/:id/link"
+#include "routes.h"
 
 DB_STMT(download_link_mint,
         "WITH d AS ("
@@ -91,20 +90,16 @@ static void mint(request *r, const char *download, long ttl)
 
 void handle_download_link(request *r)
 {
-    static const char *const no_params[] = {NULL};
     static const char *const fields[] = {"expires_in", NULL};
-    query_params qp;
     json_object *body;
     long ttl;
-    if (!request_parse_query(r, no_params, &qp))
-        return;
-    const char *download = request_path_param(r, "id", 255);
+    const char *download = request_path_param(r, 255);
     if (download == NULL || !request_json_body(r, fields, &body) ||
         !parse_expires_in(r, body, &ttl))
         return;
 
     idem_state st;
-    if (!idem_begin(r, ROUTE_NAME, &st))
+    if (!idem_begin(r, routes_label(r), &st))
         return;
     if (idem_guard(r, &st))
         mint(r, download, ttl);

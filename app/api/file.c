@@ -105,7 +105,8 @@ static void respond_redirect(request *r, const PGresult *res)
     content_disposition(value, col(res, 0, C_FILENAME));
     response_header(r, "Content-Disposition", value->data);
     response_header(r, "Content-Type", mime_type(col(res, 0, C_FILENAME)));
-    r->status = 200; /* and an empty body: nginx sends the file */
+    r->status = 200; /* and no body: nginx sends the file */
+    r->accel_redirect = true;
 }
 
 void handle_file(request *r)

@@ -1,6 +1,7 @@
-/* handlers: one function per route, each in its own file. A handler runs after the key,
- * the rate limit, the route and the scope were checked; it validates its own input and
- * writes the whole response (success or error) into the request. */
+/* handlers: one function per route, each in its own file, declared in the route table
+ * (routes.c). A handler runs after the key, the rate limit, the route, the scope and the
+ * route's query parameters were checked; it checks what only it can (path parameters,
+ * cursors, bodies) and writes the whole response (success or error) into the request. */
 #ifndef MARKET_HANDLERS_H
 #define MARKET_HANDLERS_H
 
@@ -21,6 +22,7 @@ typedef struct {
 } catalogue_read;
 
 bool products_list_plan(request *r, catalogue_read *read); /* products_list.c */
+extern const char *const products_sorts[];                 /* the values of sort, NULL-terminated */
 void products_list_render(request *r, const catalogue_read *read, PGresult *res);
 bool product_get_plan(request *r, catalogue_read *read); /* product_get.c */
 void product_get_render(request *r, const catalogue_read *read, PGresult *res);

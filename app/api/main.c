@@ -15,13 +15,13 @@
 
 #include "auth.h"
 #include "cli.h"
-#include "handlers.h"
 #include "idempotency.h"
 #include "log.h"
 #include "ops.h"
 #include "replica.h"
 #include "request.h"
 #include "ring_cache.h"
+#include "routes.h"
 #include "text.h"
 
 #define ARENA_BLOCK (64 * 1024)
@@ -32,19 +32,6 @@
 #define PAGE_CACHE_SLOTS 4096
 /* market-admin's catalogue writes notify this channel (sql/migrations/006_search.sql). */
 #define CATALOGUE_CHANNEL "market_catalogue"
-
-/* The catalogue routes: one statement each, planned before the key check (handlers.h). */
-typedef struct {
-    route_id route;
-    bool (*plan)(request *r, catalogue_read *read);
-    void (*render)(request *r, const catalogue_read *read, PGresult *res);
-} catalogue_route;
-
-static const catalogue_route catalogue_routes[] = {
-    {ROUTE_PRODUCTS_LIST, products_list_plan, products_list_render},
-    {ROUTE_PRODUCT_GET, product_get_plan, product_get_render},
-    {ROUTE_SELLER_GET, seller_get_plan, seller_get_render},
-};
 
 static const char *status_text(int status)
 {
@@ -101,6 +88,7 @@ static bool worker_init(worker *w)
     const char *scheme_end = strstr(w->cfg.download_base_url, "://");
     const char *path = strchr(scheme_end + 3, '/');
     w->files_prefix = path != NULL ? path : "";
+    routes_init(w->files_prefix);
     w->db = db_open(w->cfg.db, "market-api");
     db_listen(w->db, CATALOGUE_CHANNEL);
     db_ready(w->db); /* connect now if we can; requests reconnect if we cannot */
@@ -155,24 +143,6 @@ static void request_begin(request *r, FCGX_Request *fcgi)
     r->status = 200;
 }
 
-static void run_handler(request *r)
-{
-    switch (r->match.route) {
-    case ROUTE_ORDERS_LIST:
-        handle_orders_list(r);
-        break;
-    case ROUTE_DOWNLOAD_LINK:
-        handle_download_link(r);
-        break;
-    case ROUTE_WEBHOOKS_CREATE:
-        handle_webhooks_create(r);
-        break;
-    default: /* the catalogue routes and the files location are dispatched before */
-        respond_internal(r);
-        break;
-    }
-}
-
 static long long now_us(void)
 {
     struct timespec ts;
@@ -201,7 +171,7 @@ static void cache_key(const catalogue_read *read, buf *key)
 }
 
 /* Writes the answer from the route's result and keeps it for repeats when it is a 200. */
-static void render_and_keep(request *r, const catalogue_route *route, const catalogue_read *read,
+static void render_and_keep(request *r, const catalogue_handler *route, const catalogue_read *read,
                             PGresult *res, const buf *key, long long now)
 {
     route->render(r, read, res);
@@ -255,7 +225,7 @@ static PGresult *read_page(request *r, const catalogue_read *read)
 /* A page the worker answered less than PAGE_CACHE_MS ago: the key check alone, then the
  * kept body, unless a catalogue write was notified meanwhile (then the page is read
  * again). */
-static void serve_kept(request *r, const catalogue_route *route, const catalogue_read *read,
+static void serve_kept(request *r, const catalogue_handler *route, const catalogue_read *read,
                        const auth_query *q, const buf *key, long long now, const char *kept,
                        size_t kept_len)
 {
@@ -274,8 +244,9 @@ static void serve_kept(request *r, const catalogue_route *route, const catalogue
 }
 
 /* The key check on the primary while the replica reads the page (see page_send). */
-static void serve_from_replica(request *r, const catalogue_route *route, const catalogue_read *read,
-                               const auth_query *q, db *reader, const buf *key, long long now)
+static void serve_from_replica(request *r, const catalogue_handler *route,
+                               const catalogue_read *read, const auth_query *q, db *reader,
+                               const buf *key, long long now)
 {
     PGresult *res = request_query(r, auth_statement(), q->params);
     PGresult *page = page_collect(r, reader, read); /* always: the answer must be read */
@@ -290,14 +261,15 @@ static void serve_from_replica(request *r, const catalogue_route *route, const c
 
 /* A catalogue route: the key check and the route's statement in one round trip, or the
  * key check alone when the worker answered the same page a moment ago. The order of
- * checks holds: the statement's answer is used only once the key passed. */
-static void serve_catalogue(request *r, const catalogue_route *route)
+ * checks holds: the statement's answer is used only once the key passed. Every key has
+ * the catalogue's scope (routes.c), so after the key only the input can be refused. */
+static void serve_catalogue(request *r, const catalogue_handler *route)
 {
     auth_query q;
     if (!auth_begin(r, &q))
         return;
     catalogue_read read = {0};
-    if (!route->plan(r, &read)) {
+    if (!routes_read_query(r) || !route->plan(r, &read)) {
         /* The input is wrong (400/404 answered): still the key first, 401 and 429 win. */
         PGresult *res = request_query(r, auth_statement(), q.params);
         if (res != NULL)
@@ -331,45 +303,39 @@ static void serve_catalogue(request *r, const catalogue_route *route)
     }
 }
 
-/* The order of checks of docs/contract.md section 2: 401, 429, 404/405, 403, then the handler
- * (which answers 400/413/415 for its input). The download location is outside /v1 and
- * takes no API key: the token in its path is the credential. */
+/* The order of checks of docs/contract.md section 2: 401, 429, 404/405, 403, 400 (the
+ * route's declared query parameters), then the handler (which answers 400/404/413/415
+ * for what only it can check). Everything but the handler comes from the route table. */
 static void dispatch(request *r)
 {
-    match_result m = route_find(r->method, r->path, r->path_len, r->w->files_prefix, &r->match);
-    bool file = r->match.route == ROUTE_FILE; /* no key: 405 or the handler, below */
-    if (m == MATCH_OK) {
-        for (size_t i = 0; i < sizeof catalogue_routes / sizeof catalogue_routes[0]; i++) {
-            if (catalogue_routes[i].route == r->match.route) {
-                /* Every key has products:read: no scope to check. */
-                serve_catalogue(r, &catalogue_routes[i]);
-                return;
-            }
-        }
-    }
-    if (!file && !auth_check(r))
+    route_fault fault = routes_find(r);
+    if (fault == ROUTE_FOUND && r->route->catalogue != NULL) {
+        serve_catalogue(r, r->route->catalogue);
         return;
-    if (m == MATCH_NOT_FOUND) {
+    }
+    /* The download location takes no key: the token in its path is the credential. */
+    bool keyless = r->route != NULL && r->route->scope == NULL;
+    if (!keyless && !auth_check(r))
+        return;
+    if (fault == ROUTE_NOT_FOUND) {
         respond_error(r, 404, "invalid_request_error", "route_not_found", NULL, "no route %s %.*s",
                       r->method, (int)(r->path_len > 200 ? 200 : r->path_len), r->path);
         return;
     }
-    if (m == MATCH_METHOD_NOT_ALLOWED) {
-        response_header(r, "Allow", r->match.allow);
+    const char *allow = r->route->spec.methods;
+    if (fault == ROUTE_METHOD_NOT_ALLOWED) {
+        response_header(r, "Allow", allow);
         respond_error(r, 405, "invalid_request_error", "method_not_allowed", NULL,
-                      "%s is not allowed here; allowed: %s", r->method, r->match.allow);
+                      "%s is not allowed here; allowed: %s", r->method, allow);
         return;
     }
-    if (file) {
-        handle_file(r);
-        return;
-    }
-    if (!auth_has_scope(r, r->match.scope)) {
+    if (!keyless && !auth_has_scope(r, r->route->scope)) {
         respond_error(r, 403, "permission_error", "insufficient_scope", NULL,
-                      "this API key lacks the scope %s", r->match.scope);
+                      "this API key lacks the scope %s", r->route->scope);
         return;
     }
-    run_handler(r);
+    if (routes_read_query(r))
+        r->route->handle(r);
 }
 
 /* head is the worker's own buffer, reused by every request. */
@@ -377,8 +343,8 @@ static void write_response(request *r, FCGX_Request *fcgi, buf *head)
 {
     buf_clear(head);
     buf_printf(head, "Status: %d %s\r\n", r->status, status_text(r->status));
-    /* The file handler answers with an X-Accel-Redirect and sets its own type. */
-    bool own_body = r->match.route != ROUTE_FILE || r->status != 200;
+    /* A download answers with an X-Accel-Redirect: nginx sends the file and its type. */
+    bool own_body = !r->accel_redirect;
     if (own_body)
         buf_printf(head, "Content-Type: %s\r\n",
                    r->response_type != NULL ? r->response_type : "application/json; charset=utf-8");

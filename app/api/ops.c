@@ -9,23 +9,20 @@
 #include "log.h"
 #include "metrics.h"
 #include "prom.h"
+#include "routes.h"
 #include "text.h"
 
 /* The counters of lib/metrics, in this order. A change of their meaning or number must
  * change OPS_LAYOUT, so that a running pool's old file is replaced, never misread. */
 #define OPS_LAYOUT 1
-#define N_ROUTES (ROUTE_FILE + 1)
+/* Slot 0 counts requests that matched no route (404, or 401 before the route was
+ * known); slot i + 1 the i-th route of the table (routes.h). */
+#define N_ROUTES (ROUTES_COUNT + 1)
 
-static const char *const route_names[N_ROUTES] = {
-    [ROUTE_NONE] = "none", /* a path that is no route (404, or 401 before it) */
-    [ROUTE_PRODUCTS_LIST] = "products_list",
-    [ROUTE_PRODUCT_GET] = "product_get",
-    [ROUTE_SELLER_GET] = "seller_get",
-    [ROUTE_ORDERS_LIST] = "orders_list",
-    [ROUTE_DOWNLOAD_LINK] = "download_link",
-    [ROUTE_WEBHOOKS_CREATE] = "webhooks_create",
-    [ROUTE_FILE] = "file",
-};
+static const char *route_name(size_t slot)
+{
+    return slot == 0 ? "none" : routes_at(slot - 1)->name;
+}
 
 /* Every status the worker answers; anything else counts as "other". */
 static const int statuses[] = {200, 201, 400, 401, 403, 404, 405,
@@ -134,7 +131,7 @@ static void key_prefix(const char *authorization, char out[13])
 
 void ops_request_done(request *r, long long duration_us)
 {
-    int route = r->match.route >= 0 && r->match.route < N_ROUTES ? (int)r->match.route : 0;
+    size_t route = routes_slot(r->route);
     if (duration_us < 0)
         duration_us = 0;
     metrics_add(shared, C_REQUESTS + route * N_STATUSES + status_index(r->status), 1);
@@ -151,7 +148,7 @@ void ops_request_done(request *r, long long duration_us)
     /* The method is a token nginx checked; the path is never logged (a download's path
      * is its credential). */
     log_info("request id=%s method=%s route=%s status=%d duration_ms=%.3f key=%s", r->request_id,
-             r->method, route_names[route], r->status, (double)duration_us / 1000.0, prefix);
+             r->method, route_name(route), r->status, (double)duration_us / 1000.0, prefix);
 }
 
 static void serve_health(request *r)
@@ -169,7 +166,7 @@ static void put_requests(buf *b, const uint64_t *sum)
 {
     prom_family(b, "market_http_requests_total", "counter",
                 "API requests answered by the pool's workers, by route and status.");
-    for (int route = 0; route < N_ROUTES; route++) {
+    for (size_t route = 0; route < N_ROUTES; route++) {
         for (int s = 0; s < N_STATUSES; s++) {
             uint64_t n = sum[C_REQUESTS + route * N_STATUSES + s];
             if (n == 0)
@@ -180,12 +177,12 @@ static void put_requests(buf *b, const uint64_t *sum)
             else
                 snprintf(status, sizeof status, "other");
             prom_u64(b, "market_http_requests_total",
-                     (const char *const[]){"route", route_names[route], "status", status, NULL}, n);
+                     (const char *const[]){"route", route_name(route), "status", status, NULL}, n);
         }
     }
     prom_family(b, "market_http_request_duration_seconds", "histogram",
                 "Time a worker spent on an API request, by route.");
-    for (int route = 0; route < N_ROUTES; route++) {
+    for (size_t route = 0; route < N_ROUTES; route++) {
         const uint64_t *counts = &sum[C_BUCKETS + route * (N_BOUNDS + 1)];
         uint64_t total = 0;
         for (int i = 0; i <= N_BOUNDS; i++)
@@ -193,7 +190,7 @@ static void put_requests(buf *b, const uint64_t *sum)
         if (total == 0)
             continue;
         prom_histogram(b, "market_http_request_duration_seconds",
-                       (const char *const[]){"route", route_names[route], NULL}, bounds, N_BOUNDS,
+                       (const char *const[]){"route", route_name(route), NULL}, bounds, N_BOUNDS,
                        counts, (double)sum[C_DURATION_US + route] / 1e6);
     }
 }

@@ -17,6 +17,8 @@
 #include "handlers.h"
 #include "links.h"
 #include "paging.h"
+#include "params.h"
+#include "routes.h"
 
 enum kind { K_ORDER = 0, K_ITEM = 1, K_DOWNLOAD = 2 };
 
@@ -117,24 +119,17 @@ typedef struct {
     const char **expires;
 } links_shown;
 
-static bool parse_input(request *r, list_input *in)
+static void read_input(request *r, list_input *in)
 {
-    static const char *const names[] = {"status", "limit", "cursor", NULL};
-    query_params qp;
-    if (!request_parse_query(r, names, &qp))
-        return false;
-    in->status = query_get(&qp, "status");
-    in->cursor_text = query_get(&qp, "cursor");
-    if (in->status != NULL && strcmp(in->status, "paid") != 0 &&
-        strcmp(in->status, "refunded") != 0)
-        return respond_invalid(r, "parameter_invalid", "status", "status must be paid or refunded");
-    return paging_limit(r, query_get(&qp, "limit"), &in->limit);
+    in->status = request_param(r, "status");
+    in->cursor_text = request_param(r, "cursor");
+    in->limit = param_limit(request_param(r, "limit"));
 }
 
 /* The cursor is bound to the route, the mode, the account and the status filter. */
 static void build_context(request *r, const list_input *in, buf *ctx)
 {
-    buf_puts(ctx, "GET /v1/orders;");
+    buf_printf(ctx, "%s;", routes_label(r));
     cursor_context_add(ctx, "mode", r->caller.mode);
     cursor_context_add(ctx, "account", r->caller.account_id);
     cursor_context_add(ctx, "status", in->status);
@@ -316,8 +311,7 @@ void handle_orders_list(request *r)
 {
     list_input in;
     memset(&in, 0, sizeof in);
-    if (!parse_input(r, &in))
-        return;
+    read_input(r, &in);
     buf *ctx = request_buf(r, 256);
     build_context(r, &in, ctx);
     if (!paging_cursor(r, ctx->data, in.cursor_text, in.after, 2))

@@ -4,25 +4,6 @@
 
 #include "cursor.h"
 
-bool paging_limit(request *r, const char *text, int *limit)
-{
-    if (text == NULL) {
-        *limit = PAGE_DEFAULT;
-        return true;
-    }
-    /* Digits only, no sign, no leading zero, no spaces: "020" or "+5" are mistakes. */
-    size_t n = strlen(text);
-    int value = 0;
-    bool ok = n >= 1 && n <= 3 && text[0] != '0' && strspn(text, "0123456789") == n;
-    for (size_t i = 0; ok && i < n; i++)
-        value = value * 10 + (text[i] - '0');
-    if (!ok || value < 1 || value > PAGE_MAX)
-        return respond_invalid(r, "parameter_invalid", "limit",
-                               "limit must be an integer from 1 to %d", PAGE_MAX);
-    *limit = value;
-    return true;
-}
-
 bool paging_cursor(request *r, const char *context, const char *text, char **fields, int n)
 {
     if (text == NULL)

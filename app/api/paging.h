@@ -5,12 +5,7 @@
 #include "buf.h"
 #include "request.h"
 
-#define PAGE_DEFAULT 20
-#define PAGE_MAX 100
-
-/* Parses `limit` (NULL = default); answers 400 parameter_invalid on anything but an
- * integer 1..100 written plainly. */
-bool paging_limit(request *r, const char *text, int *limit);
+/* The page size, `limit`, is a declared query parameter (params.h). */
 
 /* Decodes `cursor` against the context the request builds; NULL text means first page
  * (fields untouched, true). Answers 400 cursor_invalid on failure. */

@@ -66,12 +66,7 @@ static void write_tiers(json_writer *j, const PGresult *res, int exponent, const
 
 bool product_get_plan(request *r, catalogue_read *read)
 {
-    /* The route takes no query parameter: any one given is parameter_unknown. */
-    static const char *const names[] = {NULL};
-    query_params qp;
-    if (!request_parse_query(r, names, &qp))
-        return false;
-    const char *id = request_path_param(r, "id", 255);
+    const char *id = request_path_param(r, 255);
     if (id == NULL)
         return false;
     if (!ids_prefixed_valid(id, "prod_"))

@@ -18,6 +18,8 @@
 #include "mem.h"
 #include "money.h"
 #include "paging.h"
+#include "params.h"
+#include "routes.h"
 #include "text.h"
 
 enum sort { SORT_NEWEST, SORT_PRICE_ASC, SORT_PRICE_DESC, SORT_RELEVANCE, SORT_COUNT };
@@ -31,8 +33,9 @@ enum filter {
     F_CURSOR = 1 << 5,
 };
 
-static const char *const sort_names[SORT_COUNT] = {"newest", "price_asc", "price_desc",
-                                                   "relevance"};
+/* In the order of enum sort; the route table (routes.c) takes them as sort's values. */
+const char *const products_sorts[SORT_COUNT + 1] = {"newest", "price_asc", "price_desc",
+                                                    "relevance", NULL};
 
 /* Per sort: the key selected for the cursor, the keyset condition and the order. */
 static const struct {
@@ -248,80 +251,49 @@ static db_stmt *shape_statement(long window, int filters, enum sort sort, enum r
     return s;
 }
 
+/* sort is one of products_sorts (routes.c checked it); without it, relevance when
+ * searching, else newest. */
 static bool parse_sort(request *r, const char *text, list_input *in)
 {
-    if (text == NULL) {
-        in->sort = in->q != NULL ? SORT_RELEVANCE : SORT_NEWEST;
-        return true;
-    }
-    for (int i = 0; i < SORT_COUNT; i++) {
-        if (strcmp(text, sort_names[i]) == 0) {
+    in->sort = in->q != NULL ? SORT_RELEVANCE : SORT_NEWEST;
+    for (int i = 0; text != NULL && i < SORT_COUNT; i++)
+        if (strcmp(text, products_sorts[i]) == 0)
             in->sort = (enum sort)i;
-            if (in->sort == SORT_RELEVANCE && in->q == NULL)
-                return respond_invalid(r, "parameter_invalid", "sort",
-                                       "sort=relevance needs a search query q");
-            return true;
-        }
-    }
-    return respond_invalid(r, "parameter_invalid", "sort",
-                           "sort must be one of relevance, newest, price_asc, price_desc");
+    if (in->sort == SORT_RELEVANCE && in->q == NULL)
+        return respond_invalid(r, "parameter_invalid", "sort",
+                               "sort=relevance needs a search query q");
+    return true;
 }
 
-static bool parse_price(request *r, const char *text, const char *name)
-{
-    if (text == NULL || decimal_valid(text))
-        return true;
-    return respond_invalid(r, "parameter_invalid", name,
-                           "%s must be a decimal number of at least 0, such as 19.99", name);
-}
-
+/* Each parameter is valid on its own (routes.c); here what ties two together. */
 static bool parse_input(request *r, list_input *in)
 {
-    static const char *const names[] = {"category", "q",     "seller", "min_price", "max_price",
-                                        "sort",     "limit", "cursor", NULL};
-    query_params qp;
-    if (!request_parse_query(r, names, &qp))
-        return false;
-    in->category = query_get(&qp, "category");
-    in->q = query_get(&qp, "q");
-    in->seller = query_get(&qp, "seller");
-    in->min_price = query_get(&qp, "min_price");
-    in->max_price = query_get(&qp, "max_price");
-    in->cursor_text = query_get(&qp, "cursor");
-
-    if (in->category != NULL && !ids_slug_valid(in->category))
-        return respond_invalid(r, "parameter_invalid", "category",
-                               "category must be a category slug such as fonts");
-    if (in->q != NULL) {
-        size_t chars = utf8_length(in->q, strlen(in->q));
-        if (chars < 1 || chars > 200)
-            return respond_invalid(r, "parameter_invalid", "q", "q must be 1 to 200 characters");
-    }
-    if (in->seller != NULL && !ids_handle_valid(in->seller))
-        return respond_invalid(r, "parameter_invalid", "seller",
-                               "seller must be a seller handle such as pixelforge");
-    if (!parse_price(r, in->min_price, "min_price") || !parse_price(r, in->max_price, "max_price"))
-        return false;
+    in->category = request_param(r, "category");
+    in->q = request_param(r, "q");
+    in->seller = request_param(r, "seller");
+    in->min_price = request_param(r, "min_price");
+    in->max_price = request_param(r, "max_price");
+    in->cursor_text = request_param(r, "cursor");
+    in->limit = param_limit(request_param(r, "limit"));
     if (in->min_price != NULL && in->max_price != NULL &&
         decimal_compare(in->min_price, in->max_price) > 0)
         return respond_invalid(r, "parameter_invalid", "max_price",
                                "max_price must not be below min_price");
-    return parse_sort(r, query_get(&qp, "sort"), in) &&
-           paging_limit(r, query_get(&qp, "limit"), &in->limit);
+    return parse_sort(r, request_param(r, "sort"), in);
 }
 
 /* The cursor is bound to everything that shapes the list except the page size. */
 static const char *build_context(request *r, const list_input *in)
 {
     buf *ctx = request_buf(r, 256);
-    buf_puts(ctx, "GET /v1/products;");
+    buf_printf(ctx, "%s;", routes_label(r));
     cursor_context_add(ctx, "mode", r->caller.mode);
     cursor_context_add(ctx, "category", in->category);
     cursor_context_add(ctx, "q", in->q);
     cursor_context_add(ctx, "seller", in->seller);
     cursor_context_add(ctx, "min_price", in->min_price);
     cursor_context_add(ctx, "max_price", in->max_price);
-    cursor_context_add(ctx, "sort", sort_names[in->sort]);
+    cursor_context_add(ctx, "sort", products_sorts[in->sort]);
     const char *context = arena_strndup(r->arena, ctx->data, ctx->len);
     return context;
 }

@@ -140,12 +140,9 @@ bool request_query_pipeline(request *r, int n, db_stmt *const *stmts,
     return true;
 }
 
-bool request_parse_query(request *r, const char *const *names, query_params *out)
+const char *request_param(const request *r, const char *name)
 {
-    query_error err;
-    if (query_parse(r->arena, r->query, names, out, &err))
-        return true;
-    return respond_invalid(r, err.code, err.param, "%s", err.message);
+    return query_get(&r->input, name);
 }
 
 static bool content_type_is_json(const char *ct)
@@ -204,13 +201,14 @@ bool request_json_body(request *r, const char *const *fields, json_object **out)
     return true;
 }
 
-const char *request_path_param(request *r, const char *name, size_t max)
+const char *request_path_param(request *r, size_t max)
 {
     const char *raw = r->match.param;
     size_t raw_len = r->match.param_len;
     char *out = arena_alloc(r->arena, raw_len + 1);
     size_t len;
     if (raw_len > 3 * max || !percent_decode(raw, raw_len, false, out, &len) || len > max) {
+        const char *name = arena_strndup(r->arena, r->match.param_name, r->match.param_name_len);
         respond_invalid(r, "parameter_invalid", name,
                         "%s must be at most %zu bytes of valid percent-encoded UTF-8", name, max);
         return NULL;

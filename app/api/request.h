@@ -37,6 +37,8 @@ typedef struct {
     buf page_key;                   /* the current request's key into pages, reused */
 } worker;
 
+typedef struct api_route api_route; /* routes.h */
+
 /* The authenticated API key. */
 typedef struct {
     const char *key_id; /* api_keys.id as text */
@@ -61,7 +63,9 @@ typedef struct request {
     const char *idempotency_key;
     const char *request_id;
 
-    route_match match;
+    const api_route *route; /* NULL until routes_find found one */
+    route_match match;      /* its path parameter */
+    query_params input;     /* the query, read against the route's parameters (routes.h) */
     api_caller caller;
 
     /* Rate-limit headers: set once the key is known. */
@@ -71,6 +75,7 @@ typedef struct request {
     /* Response. */
     int status;
     const char *response_type; /* Content-Type of the body; NULL: the API's JSON */
+    bool accel_redirect;       /* no body: nginx sends the file of X-Accel-Redirect */
     buf *headers;              /* extra "Name: value\r\n" lines */
     buf *body;
     json_writer json; /* writes into body */
@@ -121,8 +126,9 @@ PGresult *request_keep(request *r, PGresult *res);
  * owned by the request) so it can map a constraint violation to a 4xx. NULL = db down. */
 PGresult *request_query_raw(request *r, db_stmt *stmt, const char *const *params);
 
-/* Parses the query string against the route's accepted names; answers 400 on failure. */
-bool request_parse_query(request *r, const char *const *names, query_params *out);
+/* The value of a query parameter the route declares, valid by its validator; NULL when
+ * not given. */
+const char *request_param(const request *r, const char *name);
 
 /* Reads and parses a JSON object body. No body at all gives *out = NULL and true.
  * Answers 415 (not application/json), 413 (over 16 KiB), 400 body_invalid_json (not a
@@ -130,8 +136,9 @@ bool request_parse_query(request *r, const char *const *names, query_params *out
 bool request_json_body(request *r, const char *const *fields, json_object **out);
 
 /* Decodes the route's path parameter (percent-decoding, UTF-8, no NUL, <= max bytes);
- * answers 400 parameter_invalid with param `name` and returns NULL on failure. */
-const char *request_path_param(request *r, const char *name, size_t max);
+ * answers 400 parameter_invalid naming it as the pattern does ("id") and returns NULL on
+ * failure. */
+const char *request_path_param(request *r, size_t max);
 
 /* Result helpers: the text of a column (never NULL: "" for SQL NULL) and NULL-ness. */
 const char *col(const PGresult *res, int row, int column);

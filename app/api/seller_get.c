@@ -10,6 +10,8 @@
 #include "handlers.h"
 #include "ids.h"
 #include "paging.h"
+#include "params.h"
+#include "routes.h"
 
 /* The SQL is laid out by hand: clang-format would re-flow it mid-clause. */
 /* clang-format off */
@@ -49,27 +51,23 @@ typedef struct {
 
 bool seller_get_plan(request *r, catalogue_read *read)
 {
-    static const char *const names[] = {"limit", "cursor", NULL};
-    query_params qp;
     seller_input *in = arena_alloc(r->arena, sizeof *in);
     read->input = in;
-    if (!request_parse_query(r, names, &qp) ||
-        !paging_limit(r, query_get(&qp, "limit"), &in->limit))
-        return false;
-    const char *handle = request_path_param(r, "id", 255);
+    in->limit = param_limit(request_param(r, "limit"));
+    const char *handle = request_path_param(r, 255);
     if (handle == NULL)
         return false;
     if (!ids_handle_valid(handle))
         return respond_missing(r, "seller");
 
     buf *ctx = request_buf(r, 128);
-    buf_puts(ctx, "GET /v1/sellers/:id;");
+    buf_printf(ctx, "%s;", routes_label(r));
     cursor_context_add(ctx, "mode", r->caller.mode);
     cursor_context_add(ctx, "seller", handle);
     in->context = arena_strndup(r->arena, ctx->data, ctx->len);
 
     char *after[2];
-    const char *cursor_text = query_get(&qp, "cursor");
+    const char *cursor_text = request_param(r, "cursor");
     if (!paging_cursor(r, in->context, cursor_text, after, 2))
         return false;
     read->stmt = cursor_text != NULL ? &seller_next_page : &seller_first_page;

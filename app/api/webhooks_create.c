@@ -26,11 +26,11 @@
 #include "handlers.h"
 #include "idempotency.h"
 #include "links.h"
+#include "routes.h"
 #include "netcheck.h"
 #include "text.h"
 #include "url.h"
 
-#define ROUTE_NAME "POST /v1/webhooks"
 #define SUBSCRIPTIONS_MAX 16 /* enabled subscriptions per account and mode */
 #define DESCRIPTION_MAX 500  /* characters */
 #define SECRET_BYTES 32
@@ -254,19 +254,16 @@ static void create(request *r, const subscription_input *in, bool in_transaction
 
 void handle_webhooks_create(request *r)
 {
-    static const char *const no_params[] = {NULL};
     static const char *const fields[] = {"url", "events", "description", NULL};
-    query_params qp;
     json_object *body;
     subscription_input in;
     memset(in.wanted, 0, sizeof in.wanted);
-    if (!request_parse_query(r, no_params, &qp) || !request_json_body(r, fields, &body) ||
-        !parse_url_field(r, body, &in) || !parse_events(r, body, &in) ||
-        !parse_description(r, body, &in) || !check_host(r, &in))
+    if (!request_json_body(r, fields, &body) || !parse_url_field(r, body, &in) ||
+        !parse_events(r, body, &in) || !parse_description(r, body, &in) || !check_host(r, &in))
         return;
 
     idem_state st;
-    if (!idem_begin(r, ROUTE_NAME, &st))
+    if (!idem_begin(r, routes_label(r), &st))
         return;
     if (idem_guard(r, &st))
         create(r, &in, st.active);

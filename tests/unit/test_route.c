@@ -1,74 +1,102 @@
-/* route: method and raw path to one of the six routes or the files location. */
+/* route: method and raw path to an entry of a route table, here one shaped like the API's
+ * (app/api/routes.c): its six routes and the download location. */
 #include <string.h>
 
 #include "route.h"
 #include "unit.h"
 
-#define FILES "/files"
+typedef struct {
+    route_spec spec; /* first, as lib/route wants */
+    const char *name;
+} entry;
+
+static const entry table[] = {
+    {{"GET, HEAD", "/files/:token"}, "file"},
+    {{"GET", "/v1/products"}, "products_list"},
+    {{"GET", "/v1/products/:id"}, "product_get"},
+    {{"GET", "/v1/sellers/:id"}, "seller_get"},
+    {{"GET", "/v1/orders"}, "orders_list"},
+    {{"POST", "/v1/downloads/:id/link"}, "download_link"},
+    {{"POST", "/v1/webhooks"}, "webhooks_create"},
+    {{"GET", NULL}, "switched_off"},
+};
+#define N_ENTRIES (sizeof table / sizeof table[0])
 
 static route_match m;
 
-static match_result find(const char *method, const char *path)
+static route_fault find_n(const char *method, const char *path, size_t len)
 {
-    return route_find(method, path, strlen(path), FILES, &m);
+    return route_find(table, N_ENTRIES, sizeof table[0], method, path, len, &m);
 }
 
-/* Expects method path to match route, with param (NULL: none) and scope. */
-static void matches(const char *method, const char *path, route_id route, const char *param,
-                    const char *scope)
+static route_fault find(const char *method, const char *path)
 {
-    ck_assert_msg(find(method, path) == MATCH_OK, "%s %s did not match", method, path);
-    ck_assert_int_eq(m.route, route);
+    return find_n(method, path, strlen(path));
+}
+
+static const char *found_name(void)
+{
+    return table[m.index].name;
+}
+
+/* Expects method path to match the entry named name, with param (NULL: none) whose
+ * name in the pattern is param_name. */
+static void matches(const char *method, const char *path, const char *name, const char *param,
+                    const char *param_name)
+{
+    ck_assert_msg(find(method, path) == ROUTE_FOUND, "%s %s did not match", method, path);
+    ck_assert_str_eq(found_name(), name);
     if (param == NULL) {
         ck_assert_ptr_null(m.param);
         ck_assert_uint_eq(m.param_len, 0);
+        ck_assert_ptr_null(m.param_name);
     } else {
         ck_assert_uint_eq(m.param_len, strlen(param));
         ck_assert_mem_eq(m.param, param, m.param_len);
         /* The parameter points into the path, as sent. */
         ck_assert(m.param >= path && m.param + m.param_len <= path + strlen(path));
+        ck_assert_uint_eq(m.param_name_len, strlen(param_name));
+        ck_assert_mem_eq(m.param_name, param_name, m.param_name_len);
     }
-    if (scope == NULL)
-        ck_assert_ptr_null(m.scope);
-    else
-        ck_assert_str_eq(m.scope, scope);
 }
 
 START_TEST(the_six_routes)
 {
-    matches("GET", "/v1/products", ROUTE_PRODUCTS_LIST, NULL, "products:read");
-    matches("GET", "/v1/products/prod_8f3K", ROUTE_PRODUCT_GET, "prod_8f3K", "products:read");
-    matches("GET", "/v1/sellers/pixelforge", ROUTE_SELLER_GET, "pixelforge", "products:read");
-    matches("GET", "/v1/orders", ROUTE_ORDERS_LIST, NULL, "orders:read");
-    matches("POST", "/v1/downloads/dl_1/link", ROUTE_DOWNLOAD_LINK, "dl_1", "downloads:write");
-    matches("POST", "/v1/webhooks", ROUTE_WEBHOOKS_CREATE, NULL, "webhooks:write");
+    matches("GET", "/v1/products", "products_list", NULL, NULL);
+    matches("GET", "/v1/products/prod_8f3K", "product_get", "prod_8f3K", "id");
+    matches("GET", "/v1/sellers/pixelforge", "seller_get", "pixelforge", "id");
+    matches("GET", "/v1/orders", "orders_list", NULL, NULL);
+    matches("POST", "/v1/downloads/dl_1/link", "download_link", "dl_1", "id");
+    matches("POST", "/v1/webhooks", "webhooks_create", NULL, NULL);
 }
 END_TEST
 
 START_TEST(parameters_stay_raw)
 {
-    matches("GET", "/v1/products/prod%5F1", ROUTE_PRODUCT_GET, "prod%5F1", "products:read");
-    matches("GET", "/v1/products/%2F", ROUTE_PRODUCT_GET, "%2F", "products:read");
-    matches("GET", "/v1/products/...", ROUTE_PRODUCT_GET, "...", "products:read");
-    matches("GET", "/v1/sellers/a.b", ROUTE_SELLER_GET, "a.b", "products:read");
+    matches("GET", "/v1/products/prod%5F1", "product_get", "prod%5F1", "id");
+    matches("GET", "/v1/products/%2F", "product_get", "%2F", "id");
+    matches("GET", "/v1/products/...", "product_get", "...", "id");
+    matches("GET", "/v1/sellers/a.b", "seller_get", "a.b", "id");
 }
 END_TEST
 
 START_TEST(files_location)
 {
-    matches("GET", "/files/tok_abc", ROUTE_FILE, "tok_abc", NULL);
-    matches("HEAD", "/files/tok_abc", ROUTE_FILE, "tok_abc", NULL);
-    ck_assert_int_eq(find("POST", "/files/tok_abc"), MATCH_METHOD_NOT_ALLOWED);
-    ck_assert_str_eq(m.allow, "GET, HEAD");
-    ck_assert_int_eq(find("DELETE", "/files/tok_abc"), MATCH_METHOD_NOT_ALLOWED);
+    matches("GET", "/files/tok_abc", "file", "tok_abc", "token");
+    matches("HEAD", "/files/tok_abc", "file", "tok_abc", "token");
+    ck_assert_int_eq(find("POST", "/files/tok_abc"), ROUTE_METHOD_NOT_ALLOWED);
+    ck_assert_str_eq(found_name(), "file");
+    ck_assert_int_eq(find("DELETE", "/files/tok_abc"), ROUTE_METHOD_NOT_ALLOWED);
+    ck_assert_int_eq(find("GET,", "/files/tok_abc"), ROUTE_METHOD_NOT_ALLOWED);
+    ck_assert_int_eq(find("HEA", "/files/tok_abc"), ROUTE_METHOD_NOT_ALLOWED);
 }
 END_TEST
 
-/* Expects method path to be a 405 whose Allow header is allow. */
+/* Expects method path to be a 405 of the entry whose methods are allow. */
 static void not_allowed(const char *method, const char *path, const char *allow)
 {
-    ck_assert_msg(find(method, path) == MATCH_METHOD_NOT_ALLOWED, "%s %s", method, path);
-    ck_assert_str_eq(m.allow, allow);
+    ck_assert_msg(find(method, path) == ROUTE_METHOD_NOT_ALLOWED, "%s %s", method, path);
+    ck_assert_str_eq(table[m.index].spec.methods, allow);
 }
 
 START_TEST(other_methods_are_405)
@@ -134,11 +162,11 @@ START_TEST(everything_else_is_404)
     static const char *const methods[] = {"GET", "POST", "HEAD", "DELETE"};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++) {
-            ck_assert_msg(find(methods[k], paths[i]) == MATCH_NOT_FOUND, "%s \"%s\" matched",
+            ck_assert_msg(find(methods[k], paths[i]) == ROUTE_NOT_FOUND, "%s \"%s\" matched",
                           methods[k], paths[i]);
-            ck_assert_int_eq(m.route, ROUTE_NONE);
+            ck_assert_uint_eq(m.index, 0);
             ck_assert_ptr_null(m.param);
-            ck_assert_ptr_null(m.allow);
+            ck_assert_ptr_null(m.param_name);
         }
     }
 }
@@ -147,24 +175,49 @@ END_TEST
 START_TEST(path_length_bounds_the_path)
 {
     const char *path = "/v1/products/prod_1/extra";
-    ck_assert_int_eq(route_find("GET", path, 12, FILES, &m), MATCH_OK);
-    ck_assert_int_eq(m.route, ROUTE_PRODUCTS_LIST);
-    ck_assert_int_eq(route_find("GET", path, 19, FILES, &m), MATCH_OK);
-    ck_assert_int_eq(m.route, ROUTE_PRODUCT_GET);
+    ck_assert_int_eq(find_n("GET", path, 12), ROUTE_FOUND);
+    ck_assert_str_eq(found_name(), "products_list");
+    ck_assert_int_eq(find_n("GET", path, 19), ROUTE_FOUND);
+    ck_assert_str_eq(found_name(), "product_get");
     ck_assert_uint_eq(m.param_len, 6);
-    ck_assert_int_eq(route_find("GET", path, strlen(path), FILES, &m), MATCH_NOT_FOUND);
+    ck_assert_int_eq(find_n("GET", path, strlen(path)), ROUTE_NOT_FOUND);
     /* A NUL inside the length is part of the path, not its end. */
-    ck_assert_int_eq(route_find("GET", "/v1/orders\0x", 12, FILES, &m), MATCH_NOT_FOUND);
+    ck_assert_int_eq(find_n("GET", "/v1/orders\0x", 12), ROUTE_NOT_FOUND);
 }
 END_TEST
 
-START_TEST(files_prefix_is_configurable)
+START_TEST(first_entry_wins_and_stride_is_honoured)
 {
-    const char *path = "/dl/tok_1";
-    ck_assert_int_eq(route_find("GET", path, strlen(path), "/dl", &m), MATCH_OK);
-    ck_assert_int_eq(m.route, ROUTE_FILE);
-    ck_assert_int_eq(route_find("GET", path, strlen(path), FILES, &m), MATCH_NOT_FOUND);
-    ck_assert_int_eq(route_find("GET", "/x", 2, "", &m), MATCH_NOT_FOUND);
+    /* A table whose entries are larger than a route_spec, and two that match. */
+    static const struct {
+        route_spec spec;
+        char padding[40];
+        int id;
+    } wide[] = {
+        {{"GET", "/a/:x"}, "", 1},
+        {{"POST", "/a/b"}, "", 2},
+        {{"GET", "/c"}, "", 3},
+    };
+    ck_assert_int_eq(route_find(wide, 3, sizeof wide[0], "GET", "/a/b", 4, &m), ROUTE_FOUND);
+    ck_assert_int_eq(wide[m.index].id, 1);
+    ck_assert_int_eq(route_find(wide, 3, sizeof wide[0], "GET", "/c", 2, &m), ROUTE_FOUND);
+    ck_assert_int_eq(wide[m.index].id, 3);
+    /* Counted entries only: the third is outside a table of two. */
+    ck_assert_int_eq(route_find(wide, 2, sizeof wide[0], "GET", "/c", 2, &m), ROUTE_NOT_FOUND);
+    ck_assert_int_eq(route_find(wide, 0, sizeof wide[0], "GET", "/c", 2, &m), ROUTE_NOT_FOUND);
+}
+END_TEST
+
+START_TEST(method_lists)
+{
+    ck_assert(route_method_listed("GET", "GET"));
+    ck_assert(route_method_listed("GET, HEAD", "HEAD"));
+    ck_assert(route_method_listed("GET,HEAD", "HEAD"));
+    ck_assert(!route_method_listed("GET, HEAD", "GE"));
+    ck_assert(!route_method_listed("GET, HEAD", "GET, HEAD"));
+    ck_assert(!route_method_listed("GET, HEAD", ""));
+    ck_assert(!route_method_listed("GET", "get"));
+    ck_assert(!route_method_listed("", "GET"));
 }
 END_TEST
 
@@ -178,7 +231,8 @@ Suite *route_suite(void)
     tcase_add_test(tc, other_methods_are_405);
     tcase_add_test(tc, everything_else_is_404);
     tcase_add_test(tc, path_length_bounds_the_path);
-    tcase_add_test(tc, files_prefix_is_configurable);
+    tcase_add_test(tc, first_entry_wins_and_stride_is_honoured);
+    tcase_add_test(tc, method_lists);
     suite_add_tcase(s, tc);
     return s;
 }

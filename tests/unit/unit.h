@@ -28,6 +28,7 @@ Suite *webhook_sign_suite(void);
 
 /* The pure parts of the programs (app/), linked in without their main.c. */
 Suite *cabundle_suite(void);
+Suite *params_suite(void);
 Suite *duetimes_suite(void);
 Suite *links_suite(void);
 Suite *mime_suite(void);

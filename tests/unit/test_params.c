@@ -1,0 +1,67 @@
+/* params: the validators of the route table's query parameters (app/api/params.c). */
+#include <string.h>
+
+#include "api/params.h"
+#include "unit.h"
+
+START_TEST(limit)
+{
+    static const char *const good[] = {"1", "9", "10", "20", "99", "100"};
+    static const char *const bad[] = {"",   "0",  "00", "01", "020", "101", "999",  "1000",
+                                      "-1", "+5", " 5", "5 ", "5x",  "1e2", "0x10", "½"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        ck_assert_msg(param_limit_valid(good[i]), "refused %s", good[i]);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(!param_limit_valid(bad[i]), "accepted \"%s\"", bad[i]);
+    ck_assert_int_eq(param_limit(NULL), PAGE_DEFAULT);
+    ck_assert_int_eq(param_limit("1"), 1);
+    ck_assert_int_eq(param_limit("57"), 57);
+    ck_assert_int_eq(param_limit("100"), PAGE_MAX);
+}
+END_TEST
+
+START_TEST(search_text_counts_characters)
+{
+    char longest[3 * SEARCH_MAX_CHARS + 1] = {0};
+    for (int i = 0; i < SEARCH_MAX_CHARS; i++) { /* 200 euro signs: 600 bytes */
+        longest[3 * i] = '\xe2';
+        longest[3 * i + 1] = '\x82';
+        longest[3 * i + 2] = '\xac';
+    }
+    ck_assert(param_search_valid(longest));
+    ck_assert(param_search_valid("a"));
+    ck_assert(param_search_valid("serif font"));
+    ck_assert(!param_search_valid(""));
+    char too_long[SEARCH_MAX_CHARS + 2] = {0};
+    memset(too_long, 'a', SEARCH_MAX_CHARS + 1);
+    ck_assert(!param_search_valid(too_long));
+    too_long[SEARCH_MAX_CHARS] = '\0';
+    ck_assert(param_search_valid(too_long));
+}
+END_TEST
+
+START_TEST(slugs_handles_prices)
+{
+    ck_assert(param_slug_valid("fonts"));
+    ck_assert(!param_slug_valid("Fonts"));
+    ck_assert(!param_slug_valid(""));
+    ck_assert(param_handle_valid("pixelforge"));
+    ck_assert(!param_handle_valid("pixel forge"));
+    ck_assert(param_price_valid("19.99"));
+    ck_assert(param_price_valid("0"));
+    ck_assert(!param_price_valid("-1"));
+    ck_assert(!param_price_valid("1,5"));
+    ck_assert(!param_price_valid(""));
+}
+END_TEST
+
+Suite *params_suite(void)
+{
+    Suite *s = suite_create("params");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, limit);
+    tcase_add_test(tc, search_text_counts_characters);
+    tcase_add_test(tc, slugs_handles_prices);
+    suite_add_tcase(s, tc);
+    return s;
+}
