@@ -10,9 +10,16 @@
 
 static const char *program = "market";
 
+static const char *request_id; /* NULL outside a request */
+
 void log_set_program(const char *name)
 {
     program = name;
+}
+
+void log_set_request(const char *id)
+{
+    request_id = id;
 }
 
 void log_fold(char *s)
@@ -102,6 +109,10 @@ static void log_line(const char *level, bool urgent, const char *fmt, va_list ap
     time_t now = time(NULL);
     char line[1200];
     size_t head = line_head(line, sizeof line, level, now);
+    if (request_id != NULL) {
+        int n = snprintf(line + head, sizeof line - head, "request %.64s: ", request_id);
+        head += n > 0 ? (size_t)n : 0;
+    }
     char *message = line + head;
     vsnprintf(message, sizeof line - head - 1, fmt, ap);
     log_fold(message);

@@ -9,6 +9,11 @@
 #include <stddef.h>
 
 void log_set_program(const char *name);
+
+/* While a request is served: its id, which then begins every line ("request ID: ..."),
+ * whichever part of the program logs it (lib/db losing its connection, say). NULL when
+ * the request ends. The id is kept by reference: it must live until it is cleared. */
+void log_set_request(const char *id);
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -96,7 +96,7 @@ static void respond_redirect(request *r, const PGresult *res)
 {
     buf *value = request_buf(r, 256);
     if (!internal_uri(value, col(res, 0, C_PATH))) {
-        log_error("request %s: file %s has an unsafe path", r->request_id, col(res, 0, C_FILE_ID));
+        log_error("file %s has an unsafe path", col(res, 0, C_FILE_ID));
         respond_internal(r);
         return;
     }

@@ -208,8 +208,8 @@ static PGresult *page_collect(request *r, db *reader, const catalogue_read *read
     request_keep(r, res);
     if (PQresultStatus(res) != PGRES_TUPLES_OK) {
         /* A statement cancelled by a conflict with recovery, say: the primary answers. */
-        log_error("request %s: statement %s failed on the replica: %s", r->request_id,
-                  read->stmt->name, PQresultErrorMessage(res));
+        log_error("statement %s failed on the replica: %s", read->stmt->name,
+                  PQresultErrorMessage(res));
         return NULL;
     }
     return res;
@@ -469,6 +469,7 @@ int main(int argc, char **argv)
         buf_clear(&headers);
         long long start = now_us();
         request_begin(&r, &fcgi);
+        log_set_request(r.request_id);
         /* /healthz and /metrics (when nginx marked them) are neither counted nor logged. */
         bool ops = ops_serve(&r);
         if (!ops)
@@ -476,6 +477,7 @@ int main(int argc, char **argv)
         write_response(&r, &fcgi, &head);
         if (plain_close && drain_input(&fcgi))
             FCGX_Detach(&fcgi);
+        log_set_request(NULL); /* the request's own line names it: id=... */
         if (!ops)
             ops_request_done(&r, now_us() - start);
         FCGX_Finish_r(&fcgi);

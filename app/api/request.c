@@ -116,7 +116,7 @@ bool request_result_ok(request *r, const db_stmt *stmt, const PGresult *res)
     ExecStatusType st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
     if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
         return true;
-    log_error("request %s: statement %s failed: %s", r->request_id, stmt->name,
+    log_error("statement %s failed: %s", stmt->name,
               res != NULL ? PQresultErrorMessage(res) : "not run");
     return respond_internal(r);
 }

@@ -118,11 +118,29 @@ START_TEST(batch_writes_when_full)
 }
 END_TEST
 
+START_TEST(a_request_names_every_line_while_it_runs)
+{
+    capture_begin();
+    log_set_request("req_7Fq2");
+    log_error("database connection lost:\nserver closed the connection");
+    log_set_request(NULL);
+    log_error("after the request");
+    const char *out = captured();
+    ck_assert_ptr_nonnull(
+        strstr(out, "error: request req_7Fq2: database connection lost: server closed the "
+                    "connection\n"));
+    ck_assert_ptr_nonnull(strstr(out, "error: after the request\n"));
+    ck_assert_ptr_null(strstr(out, "request req_7Fq2: after"));
+    capture_end();
+}
+END_TEST
+
 Suite *log_suite(void)
 {
     Suite *s = suite_create("log");
     TCase *tc = tcase_create("fold");
     tcase_add_test(tc, fold_makes_one_line);
+    tcase_add_test(tc, a_request_names_every_line_while_it_runs);
     suite_add_tcase(s, tc);
     TCase *batch = tcase_create("batch");
     tcase_add_test(batch, batch_collects_until_flushed);
