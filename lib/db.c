@@ -271,6 +271,21 @@ const char *db_sqlstate(const PGresult *r)
     return s != NULL ? s : "";
 }
 
+const char *db_text(const PGresult *res, int row, int column)
+{
+    return PQgetvalue(res, row, column);
+}
+
+bool db_null(const PGresult *res, int row, int column)
+{
+    return PQgetisnull(res, row, column);
+}
+
+long long db_int(const PGresult *res, int row, int column)
+{
+    return strtoll(PQgetvalue(res, row, column), NULL, 10);
+}
+
 /* A failed result caused by the connection (not by the SQL) marks the db down. */
 static PGresult *db_checked(db *d, PGresult *r)
 {

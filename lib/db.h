@@ -115,4 +115,10 @@ const char *db_error(db *d);
 /* The SQLSTATE of a failed result, or "" */
 const char *db_sqlstate(const PGresult *r);
 
+/* A result's value at row and column (name the columns: an enum beside the statement):
+ * its text (never NULL: "" for SQL NULL), whether it is NULL, and an integer column. */
+const char *db_text(const PGresult *res, int row, int column);
+bool db_null(const PGresult *res, int row, int column);
+long long db_int(const PGresult *res, int row, int column);
+
 #endif

@@ -105,27 +105,27 @@ bool auth_finish(request *r, PGresult *res)
 {
     if (PQntuples(res) == 0)
         return unauthorized(r, "invalid_api_key", "the API key is not valid", true);
-    if (col(res, 0, C_USABLE)[0] != 't') {
-        if (col(res, 0, C_REVOKED)[0] == 't')
+    if (db_text(res, 0, C_USABLE)[0] != 't') {
+        if (db_text(res, 0, C_REVOKED)[0] == 't')
             return unauthorized(r, "invalid_api_key", "the API key was revoked", true);
         return unauthorized(r, "api_key_expired",
                             "the API key expired after its rotation; use the new key", true);
     }
 
     /* Key and mode must agree; a mismatch would be a corrupt row, not a client error. */
-    if (strcmp(r->caller.mode, col(res, 0, C_MODE)) != 0)
+    if (strcmp(r->caller.mode, db_text(res, 0, C_MODE)) != 0)
         return unauthorized(r, "invalid_api_key", "the API key is not valid", true);
 
-    r->caller.key_id = col(res, 0, C_KEY_ID);
-    r->caller.account_id = col(res, 0, C_ACCOUNT);
-    r->caller.read_write = strcmp(col(res, 0, C_ACCESS), "read-write") == 0;
+    r->caller.key_id = db_text(res, 0, C_KEY_ID);
+    r->caller.account_id = db_text(res, 0, C_ACCOUNT);
+    r->caller.read_write = strcmp(db_text(res, 0, C_ACCESS), "read-write") == 0;
     r->rate_known = true;
     r->rate_limit = r->w->cfg.rate_limit;
-    r->rate_reset = col_int(res, 0, C_RESET);
+    r->rate_reset = db_int(res, 0, C_RESET);
     if (r->rate_reset < 1)
         r->rate_reset = 1;
 
-    if (col_null(res, 0, C_COUNT)) {
+    if (db_null(res, 0, C_COUNT)) {
         r->rate_remaining = 0;
         set_rate_headers(r);
         char retry[24];
@@ -135,7 +135,7 @@ bool auth_finish(request *r, PGresult *res)
                              "over %ld requests in this minute; retry in %ld s", r->rate_limit,
                              r->rate_reset);
     }
-    long count = (long)col_int(res, 0, C_COUNT);
+    long count = (long)db_int(res, 0, C_COUNT);
     r->rate_remaining = count >= r->rate_limit ? 0 : r->rate_limit - count;
     set_rate_headers(r);
     return true;

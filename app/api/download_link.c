@@ -80,12 +80,12 @@ static void mint(request *r, const char *download, long ttl)
         respond_missing(r, "download");
         return;
     }
-    if (strcmp(col(res, 0, 0), "refunded") == 0) {
+    if (strcmp(db_text(res, 0, 0), "refunded") == 0) {
         respond_error(r, 409, "invalid_request_error", "order_refunded", "id",
                       "the order of this download was refunded; its links no longer work");
         return;
     }
-    respond_link(r, download, link.token, col(res, 0, 1));
+    respond_link(r, download, link.token, db_text(res, 0, 1));
 }
 
 void handle_download_link(request *r)

@@ -95,16 +95,16 @@ static void respond_no_link(request *r)
 static void respond_redirect(request *r, const PGresult *res)
 {
     buf *value = request_buf(r, 256);
-    if (!internal_uri(value, col(res, 0, C_PATH))) {
-        log_error("file %s has an unsafe path", col(res, 0, C_FILE_ID));
+    if (!internal_uri(value, db_text(res, 0, C_PATH))) {
+        log_error("file %s has an unsafe path", db_text(res, 0, C_FILE_ID));
         respond_internal(r);
         return;
     }
     response_header(r, "X-Accel-Redirect", value->data);
     buf_clear(value);
-    content_disposition(value, col(res, 0, C_FILENAME));
+    content_disposition(value, db_text(res, 0, C_FILENAME));
     response_header(r, "Content-Disposition", value->data);
-    response_header(r, "Content-Type", mime_type(col(res, 0, C_FILENAME)));
+    response_header(r, "Content-Type", mime_type(db_text(res, 0, C_FILENAME)));
     r->status = 200; /* and no body: nginx sends the file */
     r->accel_redirect = true;
 }
@@ -120,11 +120,11 @@ void handle_file(request *r)
     PGresult *res = request_query(r, &file_lookup, params);
     if (res == NULL)
         return;
-    if (PQntuples(res) == 0 || strcmp(col(res, 0, C_LIVE), "t") != 0) {
+    if (PQntuples(res) == 0 || strcmp(db_text(res, 0, C_LIVE), "t") != 0) {
         respond_no_link(r);
         return;
     }
-    if (strcmp(col(res, 0, C_FRESH), "t") != 0) {
+    if (strcmp(db_text(res, 0, C_FRESH), "t") != 0) {
         respond_error(r, 410, "invalid_request_error", "link_expired", NULL,
                       "this download link has expired; mint a new one with "
                       "POST /v1/downloads/:id/link");

@@ -90,15 +90,15 @@ static bool answer_existing(request *r, const char *hash)
     PGresult *res = request_query(r, &idem_read, params);
     if (res == NULL)
         return false;
-    if (PQntuples(res) != 1 || strcmp(col(res, 0, READ_SAME_REQUEST), "t") != 0)
+    if (PQntuples(res) != 1 || strcmp(db_text(res, 0, READ_SAME_REQUEST), "t") != 0)
         return respond_error(r, 409, "invalid_request_error", "idempotency_conflict", NULL,
                              "this Idempotency-Key was used with another request");
-    int status = (int)col_int(res, 0, READ_STATUS);
+    int status = (int)db_int(res, 0, READ_STATUS);
     if (status == 0) /* not reachable while claims wait on the index; never replay it */
         return respond_error(r, 409, "invalid_request_error", "idempotency_conflict", NULL,
                              "a request with this Idempotency-Key is still in progress");
     buf_clear(r->body);
-    if (!crypto_open(r->w->idem_key, col(res, 0, READ_BODY), r->body))
+    if (!crypto_open(r->w->idem_key, db_text(res, 0, READ_BODY), r->body))
         return respond_internal(r); /* altered at rest, or another server secret */
     r->status = status;
     response_header(r, "Idempotent-Replayed", "true");

@@ -230,14 +230,14 @@ static bool put_outbox(request *r, buf *b)
     for (size_t i = 0; i < sizeof by_status / sizeof by_status[0]; i++)
         prom_u64(b, "market_webhook_deliveries",
                  (const char *const[]){"status", by_status[i].status, NULL},
-                 (uint64_t)col_int(res, 0, by_status[i].column));
+                 (uint64_t)db_int(res, 0, by_status[i].column));
     prom_family(b, "market_webhook_retry_backlog", "gauge",
                 "Pending deliveries that failed at least once and wait for a retry.");
-    prom_u64(b, "market_webhook_retry_backlog", NULL, (uint64_t)col_int(res, 0, O_RETRYING));
+    prom_u64(b, "market_webhook_retry_backlog", NULL, (uint64_t)db_int(res, 0, O_RETRYING));
     prom_family(b, "market_webhook_oldest_pending_age_seconds", "gauge",
                 "Age of the oldest pending delivery (0 when none is pending).");
     prom_f64(b, "market_webhook_oldest_pending_age_seconds", NULL,
-             strtod(col(res, 0, O_OLDEST_AGE), NULL));
+             strtod(db_text(res, 0, O_OLDEST_AGE), NULL));
     PQclear(res);
     return true;
 }

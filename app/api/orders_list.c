@@ -155,8 +155,8 @@ static PGresult *fetch_page(request *r, const list_input *in)
 
 static bool needs_link(const PGresult *res, int row)
 {
-    return col_int(res, row, C_KIND) == K_DOWNLOAD &&
-           strcmp(col(res, row, C_STATUS), "paid") == 0 && col_null(res, row, C_LINK_ID);
+    return db_int(res, row, C_KIND) == K_DOWNLOAD &&
+           strcmp(db_text(res, row, C_STATUS), "paid") == 0 && db_null(res, row, C_LINK_ID);
 }
 
 /* Appends s as a quoted element of a PostgreSQL array literal. Ids and hex need no
@@ -188,7 +188,7 @@ static bool mint_missing(request *r, const PGresult *res, int rows, links_shown 
             continue;
         link_fresh link;
         link_generate(r->w, &link);
-        array_element(downloads, col(res, i, C_DOWNLOAD));
+        array_element(downloads, db_text(res, i, C_DOWNLOAD));
         array_element(hashes, link.hash_hex);
         array_element(ids, link.id_hex);
         shown->url[i] = link_url(r, link.token);
@@ -206,7 +206,7 @@ static bool mint_missing(request *r, const PGresult *res, int rows, links_shown 
         ok = minted != NULL;
         for (int i = 0; ok && i < rows; i++) {
             if (needs_link(res, i))
-                shown->expires[i] = col(minted, 0, 0);
+                shown->expires[i] = db_text(minted, 0, 0);
         }
     }
     return ok;
@@ -220,13 +220,13 @@ static bool resolve_links(request *r, const PGresult *res, int rows, links_shown
     memset(shown->url, 0, sizeof *shown->url * (size_t)(rows + 1));
     memset(shown->expires, 0, sizeof *shown->expires * (size_t)(rows + 1));
     for (int i = 0; i < rows; i++) {
-        if (col_null(res, i, C_LINK_ID))
+        if (db_null(res, i, C_LINK_ID))
             continue;
         char token[LINK_TOKEN_LEN + 1];
-        if (!link_token_from_hex(r->w, col(res, i, C_LINK_ID), token))
+        if (!link_token_from_hex(r->w, db_text(res, i, C_LINK_ID), token))
             return respond_internal(r);
         shown->url[i] = link_url(r, token);
-        shown->expires[i] = col(res, i, C_LINK_EXPIRES);
+        shown->expires[i] = db_text(res, i, C_LINK_EXPIRES);
     }
     return mint_missing(r, res, rows, shown);
 }
@@ -234,21 +234,21 @@ static bool resolve_links(request *r, const PGresult *res, int rows, links_shown
 static void write_item(json_writer *j, const PGresult *res, int row, int exponent)
 {
     jw_object_begin(j);
-    jw_kv_string(j, "product", col(res, row, C_PRODUCT));
-    jw_kv_string(j, "title", col(res, row, C_TITLE));
-    jw_kv_string(j, "tier", col(res, row, C_TIER));
-    jw_kv_string(j, "tier_name", col(res, row, C_TIER_NAME));
-    jw_kv_money(j, "price", col_int(res, row, C_PRICE), exponent);
+    jw_kv_string(j, "product", db_text(res, row, C_PRODUCT));
+    jw_kv_string(j, "title", db_text(res, row, C_TITLE));
+    jw_kv_string(j, "tier", db_text(res, row, C_TIER));
+    jw_kv_string(j, "tier_name", db_text(res, row, C_TIER_NAME));
+    jw_kv_money(j, "price", db_int(res, row, C_PRICE), exponent);
     jw_object_end(j);
 }
 
 static void write_download(json_writer *j, const PGresult *res, int row, const links_shown *shown)
 {
     jw_object_begin(j);
-    jw_kv_string(j, "id", col(res, row, C_DOWNLOAD));
-    jw_kv_string(j, "product", col(res, row, C_PRODUCT));
-    jw_kv_string(j, "filename", col(res, row, C_FILENAME));
-    jw_kv_int(j, "size_bytes", col_int(res, row, C_SIZE));
+    jw_kv_string(j, "id", db_text(res, row, C_DOWNLOAD));
+    jw_kv_string(j, "product", db_text(res, row, C_PRODUCT));
+    jw_kv_string(j, "filename", db_text(res, row, C_FILENAME));
+    jw_kv_int(j, "size_bytes", db_int(res, row, C_SIZE));
     jw_kv_string(j, "url", shown->url[row]); /* NULL writes null */
     jw_kv_string(j, "expires_at", shown->expires[row]);
     jw_object_end(j);
@@ -259,22 +259,22 @@ static void write_download(json_writer *j, const PGresult *res, int row, const l
 static int write_order(json_writer *j, const PGresult *res, int first, int rows,
                        const links_shown *shown)
 {
-    int exponent = (int)col_int(res, first, C_EXPONENT);
+    int exponent = (int)db_int(res, first, C_EXPONENT);
     jw_object_begin(j);
-    jw_kv_string(j, "id", col(res, first, C_ORDER_ID));
-    jw_kv_string(j, "status", col(res, first, C_STATUS));
-    jw_kv_string(j, "created_at", col(res, first, C_CREATED));
-    jw_kv_string(j, "currency", col(res, first, C_CURRENCY));
-    jw_kv_money(j, "total", col_int(res, first, C_TOTAL), exponent);
+    jw_kv_string(j, "id", db_text(res, first, C_ORDER_ID));
+    jw_kv_string(j, "status", db_text(res, first, C_STATUS));
+    jw_kv_string(j, "created_at", db_text(res, first, C_CREATED));
+    jw_kv_string(j, "currency", db_text(res, first, C_CURRENCY));
+    jw_kv_money(j, "total", db_int(res, first, C_TOTAL), exponent);
     int row = first + 1;
     jw_key(j, "items");
     jw_array_begin(j);
-    for (; row < rows && col_int(res, row, C_KIND) == K_ITEM; row++)
+    for (; row < rows && db_int(res, row, C_KIND) == K_ITEM; row++)
         write_item(j, res, row, exponent);
     jw_array_end(j);
     jw_key(j, "downloads");
     jw_array_begin(j);
-    for (; row < rows && col_int(res, row, C_KIND) == K_DOWNLOAD; row++)
+    for (; row < rows && db_int(res, row, C_KIND) == K_DOWNLOAD; row++)
         write_download(j, res, row, shown);
     jw_array_end(j);
     jw_object_end(j);
@@ -299,7 +299,7 @@ static void write_page(request *r, const PGresult *res, const list_input *in, co
     jw_array_end(j);
     /* Rows left over are the bare order row that follows the page. */
     if (row < rows) {
-        const char *key[2] = {col(res, last, C_CREATED_KEY), col(res, last, C_ORDER_ID)};
+        const char *key[2] = {db_text(res, last, C_CREATED_KEY), db_text(res, last, C_ORDER_ID)};
         paging_write_next(r, ctx, key, 2);
     } else {
         paging_write_next(r, ctx, NULL, 0);

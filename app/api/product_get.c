@@ -53,12 +53,12 @@ static void write_tiers(json_writer *j, const PGresult *res, int exponent, const
         if (PQgetisnull(res, i, C_TIER_ID))
             continue;
         jw_object_begin(j);
-        jw_kv_string(j, "id", col(res, i, C_TIER_ID));
-        jw_kv_string(j, "name", col(res, i, C_TIER_NAME));
-        jw_kv_string(j, "description", col(res, i, C_TIER_DESCRIPTION));
-        jw_kv_money(j, "price", col_int(res, i, C_TIER_PRICE), exponent);
+        jw_kv_string(j, "id", db_text(res, i, C_TIER_ID));
+        jw_kv_string(j, "name", db_text(res, i, C_TIER_NAME));
+        jw_kv_string(j, "description", db_text(res, i, C_TIER_DESCRIPTION));
+        jw_kv_money(j, "price", db_int(res, i, C_TIER_PRICE), exponent);
         jw_kv_string(j, "currency", currency);
-        jw_kv_raw(j, "licence", col(res, i, C_TIER_LICENCE));
+        jw_kv_raw(j, "licence", db_text(res, i, C_TIER_LICENCE));
         jw_object_end(j);
     }
     jw_array_end(j);
@@ -84,28 +84,28 @@ void product_get_render(request *r, const catalogue_read *read, PGresult *res)
         respond_missing(r, "product");
         return;
     }
-    int exponent = (int)col_int(res, 0, C_EXPONENT);
-    const char *currency = col(res, 0, C_CURRENCY);
+    int exponent = (int)db_int(res, 0, C_EXPONENT);
+    const char *currency = db_text(res, 0, C_CURRENCY);
     respond_json(r, 200);
     json_writer *j = &r->json;
     jw_object_begin(j);
-    jw_kv_string(j, "id", col(res, 0, C_ID));
-    jw_kv_string(j, "title", col(res, 0, C_TITLE));
-    jw_kv_string(j, "description", col(res, 0, C_DESCRIPTION));
-    jw_kv_string(j, "category", col(res, 0, C_CATEGORY));
-    jw_kv_money(j, "price", col_int(res, 0, C_PRICE), exponent);
+    jw_kv_string(j, "id", db_text(res, 0, C_ID));
+    jw_kv_string(j, "title", db_text(res, 0, C_TITLE));
+    jw_kv_string(j, "description", db_text(res, 0, C_DESCRIPTION));
+    jw_kv_string(j, "category", db_text(res, 0, C_CATEGORY));
+    jw_kv_money(j, "price", db_int(res, 0, C_PRICE), exponent);
     jw_kv_string(j, "currency", currency);
-    jw_kv_string(j, "seller", col(res, 0, C_SELLER));
+    jw_kv_string(j, "seller", db_text(res, 0, C_SELLER));
     write_tiers(j, res, exponent, currency);
     jw_key(j, "rating");
     jw_object_begin(j);
-    if (col_null(res, 0, C_RATING_AVG))
+    if (db_null(res, 0, C_RATING_AVG))
         jw_kv_null(j, "average");
     else
-        jw_kv_raw(j, "average", col(res, 0, C_RATING_AVG));
-    jw_kv_int(j, "count", col_int(res, 0, C_RATING_COUNT));
+        jw_kv_raw(j, "average", db_text(res, 0, C_RATING_AVG));
+    jw_kv_int(j, "count", db_int(res, 0, C_RATING_COUNT));
     jw_object_end(j);
-    jw_kv_string(j, "created_at", col(res, 0, C_CREATED));
-    jw_kv_string(j, "updated_at", col(res, 0, C_UPDATED));
+    jw_kv_string(j, "created_at", db_text(res, 0, C_CREATED));
+    jw_kv_string(j, "updated_at", db_text(res, 0, C_UPDATED));
     jw_object_end(j);
 }

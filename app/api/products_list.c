@@ -367,7 +367,8 @@ void products_list_render(request *r, const catalogue_read *read, PGresult *res)
         catalogue_write_item(j, res, i, 0);
     jw_array_end(j);
     if (more) {
-        const char *last[2] = {col(res, rows - 1, PRODUCT_ITEM_NCOLS), col(res, rows - 1, 0)};
+        const char *last[2] = {db_text(res, rows - 1, PRODUCT_ITEM_NCOLS),
+                               db_text(res, rows - 1, 0)};
         paging_write_next(r, in->context, last, 2);
     } else {
         paging_write_next(r, in->context, NULL, 0);

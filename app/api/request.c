@@ -215,18 +215,3 @@ const char *request_path_param(request *r, size_t max)
     }
     return out;
 }
-
-const char *col(const PGresult *res, int row, int column)
-{
-    return PQgetvalue(res, row, column);
-}
-
-bool col_null(const PGresult *res, int row, int column)
-{
-    return PQgetisnull(res, row, column);
-}
-
-long long col_int(const PGresult *res, int row, int column)
-{
-    return strtoll(PQgetvalue(res, row, column), NULL, 10);
-}

@@ -140,9 +140,4 @@ bool request_json_body(request *r, const char *const *fields, json_object **out)
  * failure. */
 const char *request_path_param(request *r, size_t max);
 
-/* Result helpers: the text of a column (never NULL: "" for SQL NULL) and NULL-ness. */
-const char *col(const PGresult *res, int row, int column);
-bool col_null(const PGresult *res, int row, int column);
-long long col_int(const PGresult *res, int row, int column);
-
 #endif

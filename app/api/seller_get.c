@@ -87,7 +87,7 @@ void seller_get_render(request *r, const catalogue_read *read, PGresult *res)
         return;
     }
     int rows = PQntuples(res);
-    if (rows == 1 && col_null(res, 0, C_ITEM))
+    if (rows == 1 && db_null(res, 0, C_ITEM))
         rows = 0; /* the seller has no product on this page */
     bool more = rows > in->limit;
     if (more)
@@ -96,12 +96,12 @@ void seller_get_render(request *r, const catalogue_read *read, PGresult *res)
     respond_json(r, 200);
     json_writer *j = &r->json;
     jw_object_begin(j);
-    jw_kv_string(j, "id", col(res, 0, C_ID));
-    jw_kv_string(j, "name", col(res, 0, C_NAME));
-    jw_kv_string(j, "bio", col(res, 0, C_BIO));
-    jw_kv_string(j, "website", col_null(res, 0, C_WEBSITE) ? NULL : col(res, 0, C_WEBSITE));
-    jw_kv_string(j, "created_at", col(res, 0, C_CREATED));
-    jw_kv_int(j, "product_count", col_int(res, 0, C_COUNT));
+    jw_kv_string(j, "id", db_text(res, 0, C_ID));
+    jw_kv_string(j, "name", db_text(res, 0, C_NAME));
+    jw_kv_string(j, "bio", db_text(res, 0, C_BIO));
+    jw_kv_string(j, "website", db_null(res, 0, C_WEBSITE) ? NULL : db_text(res, 0, C_WEBSITE));
+    jw_kv_string(j, "created_at", db_text(res, 0, C_CREATED));
+    jw_kv_int(j, "product_count", db_int(res, 0, C_COUNT));
     jw_key(j, "products");
     jw_object_begin(j);
     jw_key(j, "data");
@@ -110,7 +110,7 @@ void seller_get_render(request *r, const catalogue_read *read, PGresult *res)
         catalogue_write_item(j, res, i, C_ITEM);
     jw_array_end(j);
     if (more) {
-        const char *last[2] = {col(res, rows - 1, C_KEY), col(res, rows - 1, C_ITEM)};
+        const char *last[2] = {db_text(res, rows - 1, C_KEY), db_text(res, rows - 1, C_ITEM)};
         paging_write_next(r, in->context, last, 2);
     } else {
         paging_write_next(r, in->context, NULL, 0);

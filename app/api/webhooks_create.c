@@ -232,7 +232,7 @@ static void insert_subscription(request *r, const subscription_input *in)
                         SUBSCRIPTIONS_MAX);
         return;
     }
-    respond_created(r, id, in, secret, col(res, 0, 0));
+    respond_created(r, id, in, secret, db_text(res, 0, 0));
 }
 
 /* Without an Idempotency-Key there is no transaction yet: the lock needs one. */
