@@ -6,68 +6,68 @@
 
 #include "money.h"
 
-void jw_init(json_writer *w, buf *out)
+void jw_init(json_writer *jw, buf *out)
 {
-    w->out = out;
-    w->depth = 0;
-    w->first[0] = true;
-    w->after_key = false;
+    jw->out = out;
+    jw->depth = 0;
+    jw->first[0] = true;
+    jw->after_key = false;
 }
 
 /* Writes the separator a new value needs at the current depth. */
-static void jw_separate(json_writer *w)
+static void jw_separate(json_writer *jw)
 {
-    if (w->after_key) {
-        w->after_key = false;
+    if (jw->after_key) {
+        jw->after_key = false;
         return;
     }
-    if (!w->first[w->depth])
-        buf_putc(w->out, ',');
-    w->first[w->depth] = false;
+    if (!jw->first[jw->depth])
+        buf_putc(jw->out, ',');
+    jw->first[jw->depth] = false;
 }
 
-static void jw_open(json_writer *w, char c)
+static void jw_open(json_writer *jw, char c)
 {
-    jw_separate(w);
-    buf_putc(w->out, c);
-    if (w->depth + 1 >= JW_MAX_DEPTH)
+    jw_separate(jw);
+    buf_putc(jw->out, c);
+    if (jw->depth + 1 >= JW_MAX_DEPTH)
         abort(); /* responses are shallow: deeper means a programming error */
-    w->depth++;
-    w->first[w->depth] = true;
+    jw->depth++;
+    jw->first[jw->depth] = true;
 }
 
-static void jw_close(json_writer *w, char c)
+static void jw_close(json_writer *jw, char c)
 {
-    buf_putc(w->out, c);
-    w->depth--;
+    buf_putc(jw->out, c);
+    jw->depth--;
 }
 
-void jw_object_begin(json_writer *w)
+void jw_object_begin(json_writer *jw)
 {
-    jw_open(w, '{');
+    jw_open(jw, '{');
 }
 
-void jw_object_end(json_writer *w)
+void jw_object_end(json_writer *jw)
 {
-    jw_close(w, '}');
+    jw_close(jw, '}');
 }
 
-void jw_array_begin(json_writer *w)
+void jw_array_begin(json_writer *jw)
 {
-    jw_open(w, '[');
+    jw_open(jw, '[');
 }
 
-void jw_array_end(json_writer *w)
+void jw_array_end(json_writer *jw)
 {
-    jw_close(w, ']');
+    jw_close(jw, ']');
 }
 
-void jw_key(json_writer *w, const char *key)
+void jw_key(json_writer *jw, const char *key)
 {
-    jw_separate(w);
-    json_escape(w->out, key, strlen(key));
-    buf_putc(w->out, ':');
-    w->after_key = true;
+    jw_separate(jw);
+    json_escape(jw->out, key, strlen(key));
+    buf_putc(jw->out, ':');
+    jw->after_key = true;
 }
 
 void json_escape(buf *b, const char *s, size_t n)
@@ -107,84 +107,84 @@ void json_escape(buf *b, const char *s, size_t n)
     buf_putc(b, '"');
 }
 
-void jw_string_n(json_writer *w, const char *s, size_t n)
+void jw_string_n(json_writer *jw, const char *s, size_t n)
 {
-    jw_separate(w);
-    json_escape(w->out, s, n);
+    jw_separate(jw);
+    json_escape(jw->out, s, n);
 }
 
-void jw_string(json_writer *w, const char *s)
+void jw_string(json_writer *jw, const char *s)
 {
     if (s == NULL) {
-        jw_null(w);
+        jw_null(jw);
         return;
     }
-    jw_string_n(w, s, strlen(s));
+    jw_string_n(jw, s, strlen(s));
 }
 
-void jw_int(json_writer *w, long long v)
+void jw_int(json_writer *jw, long long v)
 {
-    jw_separate(w);
-    buf_printf(w->out, "%lld", v);
+    jw_separate(jw);
+    buf_printf(jw->out, "%lld", v);
 }
 
-void jw_bool(json_writer *w, bool v)
+void jw_bool(json_writer *jw, bool v)
 {
-    jw_separate(w);
-    buf_puts(w->out, v ? "true" : "false");
+    jw_separate(jw);
+    buf_puts(jw->out, v ? "true" : "false");
 }
 
-void jw_null(json_writer *w)
+void jw_null(json_writer *jw)
 {
-    jw_separate(w);
-    buf_puts(w->out, "null");
+    jw_separate(jw);
+    buf_puts(jw->out, "null");
 }
 
-void jw_raw(json_writer *w, const char *json)
+void jw_raw(json_writer *jw, const char *json)
 {
-    jw_separate(w);
-    buf_puts(w->out, json);
+    jw_separate(jw);
+    buf_puts(jw->out, json);
 }
 
-void jw_money(json_writer *w, int64_t minor, int exponent)
+void jw_money(json_writer *jw, int64_t minor, int exponent)
 {
     char text[MONEY_TEXT_MAX];
     money_format(text, sizeof text, minor, exponent);
-    jw_raw(w, text);
+    jw_raw(jw, text);
 }
 
-void jw_kv_string(json_writer *w, const char *key, const char *s)
+void jw_kv_string(json_writer *jw, const char *key, const char *s)
 {
-    jw_key(w, key);
-    jw_string(w, s);
+    jw_key(jw, key);
+    jw_string(jw, s);
 }
 
-void jw_kv_int(json_writer *w, const char *key, long long v)
+void jw_kv_int(json_writer *jw, const char *key, long long v)
 {
-    jw_key(w, key);
-    jw_int(w, v);
+    jw_key(jw, key);
+    jw_int(jw, v);
 }
 
-void jw_kv_bool(json_writer *w, const char *key, bool v)
+void jw_kv_bool(json_writer *jw, const char *key, bool v)
 {
-    jw_key(w, key);
-    jw_bool(w, v);
+    jw_key(jw, key);
+    jw_bool(jw, v);
 }
 
-void jw_kv_null(json_writer *w, const char *key)
+void jw_kv_null(json_writer *jw, const char *key)
 {
-    jw_key(w, key);
-    jw_null(w);
+    jw_key(jw, key);
+    jw_null(jw);
 }
 
-void jw_kv_raw(json_writer *w, const char *key, const char *json)
+void jw_kv_raw(json_writer *jw, const char *key, const char *json)
 {
-    jw_key(w, key);
-    jw_raw(w, json);
+    jw_key(jw, key);
+    jw_raw(jw, json);
 }
 
-void jw_kv_money(json_writer *w, const char *key, int64_t minor, int exponent)
+void jw_kv_money(json_writer *jw, const char *key, int64_t minor, int exponent)
 {
-    jw_key(w, key);
-    jw_money(w, minor, exponent);
+    jw_key(jw, key);
+    jw_money(jw, minor, exponent);
 }
