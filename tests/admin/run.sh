@@ -7,6 +7,8 @@
 # The last line is "N passed, M failed"; the exit status is 0 only when M is 0.
 #
 #   MARKET_ADMIN   the binary to test (default: build/market-admin, built if needed)
+#   MARKET_UNIT_TESTS  the unit tests whose PostgreSQL cases (lib/db's array literals) run
+#                  against the cluster too (default: build/unit-tests)
 #
 # Takes a quarter of a minute or so (most of it seeding).
 set -u
@@ -17,6 +19,11 @@ if [ -z "${MARKET_ADMIN:-}" ]; then
     MARKET_ADMIN=$ROOT/build/market-admin
 fi
 ADMIN=$MARKET_ADMIN
+if [ -z "${MARKET_UNIT_TESTS:-}" ]; then
+    make -s -C "$ROOT" build/unit-tests >/dev/null || exit 1
+    MARKET_UNIT_TESTS=$ROOT/build/unit-tests
+fi
+UNIT_TESTS=$MARKET_UNIT_TESTS
 # Only what this script sets reaches the tool.
 for v in $(env | sed -n 's/^\(MARKET_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 # A binary outside a checkout (a sanitizer build, say) cannot find the migrations beside
@@ -143,6 +150,16 @@ fingerprint() {
            SELECT 'd' || d::text FROM downloads d UNION ALL
            SELECT 'r' || r::text FROM reviews r) x"
 }
+
+# --- lib/db on a real server ---------------------------------------------------------------
+
+# The unit tests' "postgres" cases: array literals read back as text[].
+UNIT_OUT=$(MARKET_TEST_DB="$MARKET_DB" CK_RUN_CASE=postgres "$UNIT_TESTS" 2>&1)
+RC=$?
+grep -E '^(db_array:|[0-9]+%: Checks)' <<<"$UNIT_OUT" >&2
+if [ "$RC" = 0 ]; then ok; else bad "the PostgreSQL unit cases: $UNIT_OUT"; fi
+NCASES=$(sed -n 's/^100%: Checks: \([0-9]*\),.*/\1/p' <<<"$UNIT_OUT")
+check "at least 4 PostgreSQL unit cases ran (${NCASES:-none})" test "${NCASES:-0}" -ge 4
 
 # --- usage ----------------------------------------------------------------------------------
 
