@@ -101,7 +101,7 @@ cli-test: all
 	tests/cli/run.sh
 
 # market-admin against a scratch PostgreSQL cluster of its own, and the unit tests' cases
-# that need PostgreSQL (lib/db's array literals) against the same cluster.
+# that need PostgreSQL (lib/db's transactions and array literals) against the same cluster.
 admin-test: $(BUILD)/market-admin $(BUILD)/unit-tests
 	tests/admin/run.sh
 

@@ -237,11 +237,11 @@ int cmd_import(int argc, char **argv)
     market_config cfg;
     db *c = admin_connect(0, &cfg);
     /* REPEATABLE READ: the check and the writes see the same database. */
-    sql_do(c, "import", "BEGIN ISOLATION LEVEL REPEATABLE READ", 0, NULL);
+    sql_begin(c, "import", DB_REPEATABLE_READ);
     import_fetch(c, &doc);
     import_check(&doc);
     import_write(c, &doc);
-    sql_do(c, "import", "COMMIT", 0, NULL);
+    sql_commit(c, "import");
     db_close(c);
     free_document(&doc);
     return 0;

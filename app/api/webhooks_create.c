@@ -242,13 +242,14 @@ static void create(request *r, const subscription_input *in, bool in_transaction
         insert_subscription(r, in);
         return;
     }
-    if (!db_command(r->w->db, "BEGIN")) {
+    if (!db_begin(r->w->db, DB_READ_COMMITTED)) {
         respond_unavailable(r);
         return;
     }
     insert_subscription(r, in);
-    bool commit = r->status < 500;
-    if (!db_command(r->w->db, commit ? "COMMIT" : "ROLLBACK") && commit)
+    if (r->status >= 500)
+        db_rollback(r->w->db);
+    else if (!db_commit(r->w->db))
         respond_unavailable(r);
 }
 
