@@ -100,8 +100,9 @@ unit-asan:
 cli-test: all
 	tests/cli/run.sh
 
-# market-admin against a scratch PostgreSQL cluster of its own.
-admin-test: $(BUILD)/market-admin
+# market-admin against a scratch PostgreSQL cluster of its own, and the unit tests' cases
+# that need PostgreSQL (lib/db's transactions and array literals) against the same cluster.
+admin-test: $(BUILD)/market-admin $(BUILD)/unit-tests
 	tests/admin/run.sh
 
 # The event triggers of the webhook outbox (tests/webhooks/triggers_test.sql) against a

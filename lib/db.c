@@ -323,16 +323,67 @@ PGresult *db_exec(db *d, db_stmt *stmt, const char *const *params)
     return r;
 }
 
-bool db_command(db *d, const char *sql)
+/* Runs a transaction command; true when the server answered with the tag expected (a
+ * COMMIT of a failed transaction completes, but as ROLLBACK). A failure is kept for
+ * db_error; a lost connection is the connection's own error (db_checked logs it). */
+static bool tx_command(db *d, const char *sql, const char *tag)
 {
-    if (!db_ready(d))
-        return false;
     PGresult *r = db_checked(d, PQexec(d->conn, sql));
     if (r == NULL)
         return false;
-    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK && strcmp(PQcmdStatus(r), tag) == 0;
+    if (!ok) {
+        const char *message = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
+        keep_error(d, message != NULL ? message : "the transaction was rolled back");
+        if (!d->fail_fast)
+            log_error("database: %s failed: %s", sql, d->last_error);
+    }
     PQclear(r);
     return ok;
+}
+
+bool db_begin(db *d, db_isolation level)
+{
+    static const char *const begin_sql[] = {
+        [DB_READ_COMMITTED] = "BEGIN ISOLATION LEVEL READ COMMITTED",
+        [DB_REPEATABLE_READ] = "BEGIN ISOLATION LEVEL REPEATABLE READ",
+        [DB_SERIALIZABLE] = "BEGIN ISOLATION LEVEL SERIALIZABLE",
+    };
+    return db_ready(d) && tx_command(d, begin_sql[level], "BEGIN");
+}
+
+/* Commit and rollback act on the current connection only, never connecting: a fresh
+ * session holds no transaction of ours. */
+static bool conn_up(const db *d)
+{
+    return d->conn != NULL && !d->connecting && PQstatus(d->conn) == CONNECTION_OK;
+}
+
+/* Inside a transaction, failed or not. */
+static bool tx_open(const db *d)
+{
+    PGTransactionStatusType st = PQtransactionStatus(d->conn);
+    return st == PQTRANS_INTRANS || st == PQTRANS_INERROR;
+}
+
+bool db_commit(db *d)
+{
+    if (!conn_up(d))
+        return false;
+    if (!tx_open(d)) {
+        keep_error(d, "no transaction in progress");
+        if (!d->fail_fast)
+            log_error("database: COMMIT failed: %s", d->last_error);
+        return false;
+    }
+    return tx_command(d, "COMMIT", "COMMIT");
+}
+
+bool db_rollback(db *d)
+{
+    if (!conn_up(d))
+        return false;
+    return !tx_open(d) || tx_command(d, "ROLLBACK", "ROLLBACK");
 }
 
 void db_listen(db *d, const char *channel)

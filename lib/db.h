@@ -77,8 +77,25 @@ PGresult *db_exec_params(db *d, const char *sql, int nparams, const char *const 
  * held (an advisory lock, a transaction); a lost connection fails every later call. */
 void db_fail_fast(db *d);
 
-/* Runs a parameterless command (BEGIN, COMMIT, ROLLBACK); true on success. */
-bool db_command(db *d, const char *sql);
+/* Transactions. The level is what the code between begin and commit relies on, and it is
+ * always sent to the server, so that a default_transaction_isolation set for the role or
+ * the database cannot change it. */
+typedef enum { DB_READ_COMMITTED, DB_REPEATABLE_READ, DB_SERIALIZABLE } db_isolation;
+
+/* Starts a transaction (connecting first if the connection is down, as db_exec does);
+ * false when the connection failed or the server refused. */
+bool db_begin(db *d, db_isolation level);
+
+/* Commits the open transaction; true only when it did. False when the connection is gone
+ * (never renewed here: a new session has nothing to commit), when no transaction is open,
+ * when the server rolled it back instead (a statement in it had failed) and when COMMIT
+ * itself failed (a deferred constraint, a serialization failure). db_error says why. */
+bool db_commit(db *d);
+
+/* Rolls the open transaction back; true when none is left open (also when none was).
+ * False when the connection failed, which ends the transaction as surely; it is not
+ * renewed here but by the next statement. */
+bool db_rollback(db *d);
 
 /* True when the last failed result was a lost connection rather than an SQL error. */
 bool db_is_down(db *d);
@@ -109,7 +126,8 @@ void db_disconnect(db *d);
 bool db_send(db *d, db_stmt *stmt, const char *const *params);
 PGresult *db_receive(db *d, int timeout_ms); /* timeout_ms < 0: as long as it takes */
 
-/* The last connection error, one line. */
+/* The last error, one line: why the connection was dropped or failed, or why db_begin,
+ * db_commit or db_rollback failed (the server's primary message). */
 const char *db_error(db *d);
 
 /* The SQLSTATE of a failed result, or "" */

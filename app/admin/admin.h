@@ -60,6 +60,12 @@ PGresult *sql_run(db *c, const char *what, const char *sql, int nparams, const c
 /* sql_run for statements whose result is not needed. */
 void sql_do(db *c, const char *what, const char *sql, int nparams, const char *const *params);
 
+/* Transactions (lib/db): a failure is fatal, reported as "<what>: <why>", as for sql_run.
+ * A command that fails before sql_commit changes nothing: its transaction dies with the
+ * connection when the tool exits. */
+void sql_begin(db *c, const char *what, db_isolation level);
+void sql_commit(db *c, const char *what);
+
 /* Prints every row of r as one line of tab-separated columns on stdout. */
 void print_rows(const PGresult *r);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "admin.h"
+#include "db_array.h"
 #include "import.h"
 
 #define JSON_MAX_DEPTH 64
@@ -99,29 +100,15 @@ static void collect_nested(json_object *set, json_object *arr, const char *inner
         collect_each(set, import_member(json_object_array_get_idx(arr, i), inner), key);
 }
 
-/* A PostgreSQL array literal of the set's keys, each quoted. */
-static char *array_literal(json_object *set)
+/* A PostgreSQL array literal of the set's keys, in ids (empty). */
+static void keys_literal(buf *ids, json_object *set)
 {
-    buf b;
-    buf_init(&b, 256);
-    buf_putc(&b, '{');
-    bool first = true;
     json_object_object_foreach(set, key, unused)
     {
         (void)unused;
-        if (!first)
-            buf_putc(&b, ',');
-        first = false;
-        buf_putc(&b, '"');
-        for (const char *p = key; *p != '\0'; p++) {
-            if (*p == '"' || *p == '\\')
-                buf_putc(&b, '\\');
-            buf_putc(&b, *p);
-        }
-        buf_putc(&b, '"');
+        db_array_append(ids, key);
     }
-    buf_putc(&b, '}');
-    return b.data;
+    db_array_end(ids);
 }
 
 /* Runs sql with the set as $1 (text[]) and maps column 0 to: true (1 column), column 1
@@ -133,8 +120,10 @@ static json_object *fetch_map(db *c, const char *sql, json_object *set)
         json_object_put(set);
         return map;
     }
-    char *ids = array_literal(set);
-    const char *params[] = {ids};
+    buf ids;
+    buf_init(&ids, 256);
+    keys_literal(&ids, set);
+    const char *params[] = {ids.data};
     PGresult *r = sql_run(c, "import", sql, 1, params);
     for (int i = 0; i < PQntuples(r); i++) {
         json_object *v;
@@ -150,7 +139,7 @@ static json_object *fetch_map(db *c, const char *sql, json_object *set)
         json_object_object_add(map, PQgetvalue(r, i, 0), v);
     }
     PQclear(r);
-    free(ids);
+    buf_free(&ids);
     json_object_put(set);
     return map;
 }
@@ -248,11 +237,11 @@ int cmd_import(int argc, char **argv)
     market_config cfg;
     db *c = admin_connect(0, &cfg);
     /* REPEATABLE READ: the check and the writes see the same database. */
-    sql_do(c, "import", "BEGIN ISOLATION LEVEL REPEATABLE READ", 0, NULL);
+    sql_begin(c, "import", DB_REPEATABLE_READ);
     import_fetch(c, &doc);
     import_check(&doc);
     import_write(c, &doc);
-    sql_do(c, "import", "COMMIT", 0, NULL);
+    sql_commit(c, "import");
     db_close(c);
     free_document(&doc);
     return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "admin.h"
+#include "db_array.h"
 #include "ids.h"
 #include "import.h"
 #include "money.h"
@@ -235,17 +236,14 @@ static void write_products(db *c, const import_doc *doc, import_counts *n)
 {
     if (length_of(doc->products) == 0)
         return;
-    buf ids; /* ids are [A-Za-z0-9_] (checked), so the array literal needs no quoting */
+    buf ids;
     buf_init(&ids, 4096);
-    buf_putc(&ids, '{');
     for (size_t i = 0; i < length_of(doc->products); i++) {
         json_object *p = at(doc->products, i);
         write_product(c, doc, p, n);
-        if (i > 0)
-            buf_putc(&ids, ',');
-        buf_puts(&ids, import_str(p, "id"));
+        db_array_append(&ids, import_str(p, "id"));
     }
-    buf_putc(&ids, '}');
+    db_array_end(&ids);
     const char *params[] = {ids.data};
     stmt_do(c, &update_min_price, params);
     buf_free(&ids);

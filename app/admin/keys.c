@@ -125,7 +125,7 @@ static int key_rotate(int argc, char **argv)
     api_key old;
     key_from_argument(&old, "key rotate", arg);
 
-    sql_do(c, "key rotate", "BEGIN", 0, NULL);
+    sql_begin(c, "key rotate", DB_READ_COMMITTED);
     const char *find[] = {old.hash_hex};
     PGresult *r = sql_run(c, "key rotate",
                           "SELECT id, account_id, mode, access, revoked_at IS NOT NULL,"
@@ -155,7 +155,7 @@ static int key_rotate(int argc, char **argv)
            " replaced_by = $3 WHERE id = $1",
            3, retire);
     PQclear(r);
-    sql_do(c, "key rotate", "COMMIT", 0, NULL);
+    sql_commit(c, "key rotate");
     puts(fresh.text);
     db_close(c);
     return 0;

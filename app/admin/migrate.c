@@ -87,7 +87,7 @@ static void apply(db *c, const char *dir, const char *name)
     char what[PATH_MAX + 16];
     snprintf(what, sizeof what, "migrate: %s", name);
 
-    sql_do(c, what, "BEGIN", 0, NULL);
+    sql_begin(c, what, DB_READ_COMMITTED);
     /* The file is trusted SQL of this repository, possibly many statements: the simple
      * query protocol runs them all inside the transaction. */
     PGresult *r = PQexec(db_conn(c), sql);
@@ -98,7 +98,7 @@ static void apply(db *c, const char *dir, const char *name)
     const char *params[] = {name};
     sql_do(c, what, "INSERT INTO schema_migrations (name, applied_at) VALUES ($1, now())", 1,
            params);
-    sql_do(c, what, "COMMIT", 0, NULL);
+    sql_commit(c, what);
     printf("applied %s\n", name);
     fflush(stdout);
 }

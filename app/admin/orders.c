@@ -18,7 +18,7 @@ int cmd_refund(int argc, char **argv)
 
     market_config cfg;
     db *c = admin_connect(0, &cfg);
-    sql_do(c, "refund", "BEGIN", 0, NULL);
+    sql_begin(c, "refund", DB_READ_COMMITTED);
     const char *params[] = {order};
     PGresult *r =
         sql_run(c, "refund", "SELECT status FROM orders WHERE id = $1 FOR UPDATE", 1, params);
@@ -34,7 +34,7 @@ int cmd_refund(int argc, char **argv)
                 " AND download_id IN (SELECT id FROM downloads WHERE order_id = $1)",
                 1, params);
     const char *revoked = PQcmdTuples(r);
-    sql_do(c, "refund", "COMMIT", 0, NULL);
+    sql_commit(c, "refund");
     printf("refunded %s (%s links revoked)\n", order, revoked);
     PQclear(r);
     db_close(c);

@@ -228,11 +228,11 @@ static void write_orders(db *c, const seed_plan *plan, seed_counts *counts)
 {
     if (plan->orders == 0)
         return;
-    sql_do(c, "seed", "BEGIN", 0, NULL);
+    sql_begin(c, "seed", DB_READ_COMMITTED);
     write_order_rows(c, plan, counts);
     write_items(c, plan, counts);
     write_downloads(c, plan, counts);
-    sql_do(c, "seed", "COMMIT", 0, NULL);
+    sql_commit(c, "seed");
 }
 
 /* --- the command ----------------------------------------------------------------------- */
@@ -287,11 +287,11 @@ static void write_shared(db *c, const seed_plan *plan)
     const char *lock[] = {plan->mode};
     sql_do(c, "seed", "SELECT pg_advisory_lock(hashtext('market-admin seed'), hashtext($1))", 1,
            lock);
-    sql_do(c, "seed", "BEGIN", 0, NULL);
+    sql_begin(c, "seed", DB_READ_COMMITTED);
     clear_previous(c, plan);
     write_accounts(c, plan);
     write_sellers(c, plan);
-    sql_do(c, "seed", "COMMIT", 0, NULL);
+    sql_commit(c, "seed");
 }
 
 /* Phase 4. VACUUM also moves the GIN index's pending list, filled by the load, into the

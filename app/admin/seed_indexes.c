@@ -40,20 +40,20 @@ static const char *const set_aside_sql[] = {
 
 void seed_indexes_set_aside(db *c)
 {
-    sql_do(c, "seed", "BEGIN", 0, NULL);
+    sql_begin(c, "seed", DB_READ_COMMITTED);
     for (size_t i = 0; i < sizeof set_aside_sql / sizeof set_aside_sql[0]; i++)
         sql_do(c, "seed", set_aside_sql[i], 0, NULL);
-    sql_do(c, "seed", "COMMIT", 0, NULL);
+    sql_commit(c, "seed");
 }
 
 /* Runs one recorded definition and forgets it, in one transaction. */
 static void rebuild_one(db *c, const char *name, const char *definition)
 {
     const char *params[] = {name};
-    sql_do(c, "seed", "BEGIN", 0, NULL);
+    sql_begin(c, "seed", DB_READ_COMMITTED);
     sql_do(c, "seed", definition, 0, NULL);
     sql_do(c, "seed", "DELETE FROM seed_deferred_indexes WHERE name = $1", 1, params);
-    sql_do(c, "seed", "COMMIT", 0, NULL);
+    sql_commit(c, "seed");
 }
 
 /* Starts one rebuild on c without waiting for it. */

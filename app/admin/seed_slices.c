@@ -58,7 +58,7 @@ static noreturn void worker_main(const seed_plan *plan, seed_slice s, pid_t main
      * the role or the server must not end this one. */
     sql_do(c, "seed", "SELECT set_config('idle_in_transaction_session_timeout', '0', false)", 0,
            NULL);
-    sql_do(c, "seed", "BEGIN", 0, NULL);
+    sql_begin(c, "seed", DB_READ_COMMITTED);
     seed_counts counts = {0};
     seed_write_slice(c, plan, s, &counts);
     /* Less than PIPE_BUF: written and read in one piece. */
@@ -72,7 +72,7 @@ static noreturn void worker_main(const seed_plan *plan, seed_slice s, pid_t main
              "seed: committing products %ld to %ld (other slices may have committed; seed "
              "--replace starts over)",
              s.first, s.last);
-    sql_do(c, what, "COMMIT", 0, NULL);
+    sql_commit(c, what);
     db_close(c);
     _exit(EXIT_SUCCESS);
 }

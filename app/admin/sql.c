@@ -45,6 +45,18 @@ void sql_do(db *c, const char *what, const char *sql, int nparams, const char *c
     PQclear(sql_run(c, what, sql, nparams, params));
 }
 
+void sql_begin(db *c, const char *what, db_isolation level)
+{
+    if (!db_begin(c, level))
+        fail("%s: %s", what, db_error(c));
+}
+
+void sql_commit(db *c, const char *what)
+{
+    if (!db_commit(c))
+        fail("%s: %s", what, db_error(c));
+}
+
 PGresult *stmt_run(db *c, db_stmt *s, const char *const *params)
 {
     return checked(c, s->name, db_exec(c, s, params));

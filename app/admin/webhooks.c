@@ -95,7 +95,7 @@ int cmd_redeliver(int argc, char **argv)
 
     market_config cfg;
     db *c = admin_connect(0, &cfg);
-    sql_do(c, "redeliver", "BEGIN", 0, NULL);
+    sql_begin(c, "redeliver", DB_READ_COMMITTED);
     const char *params[] = {event};
     PGresult *r = sql_run(c, "redeliver", "SELECT 1 FROM events WHERE id = $1", 1, params);
     if (PQntuples(r) == 0)
@@ -108,7 +108,7 @@ int cmd_redeliver(int argc, char **argv)
                 1, params);
     /* Delivered at commit: drainers listening wake up and find the rows due. */
     sql_do(c, "redeliver", "NOTIFY market_webhooks", 0, NULL);
-    sql_do(c, "redeliver", "COMMIT", 0, NULL);
+    sql_commit(c, "redeliver");
     printf("redelivering %s (%s deliveries)\n", event, PQcmdTuples(r));
     PQclear(r);
     db_close(c);

@@ -77,12 +77,6 @@ static void request_hash(request *r, const char *route, char hex[2 * SHA256_LEN 
     memcpy(hex, in->data, 2 * SHA256_LEN + 1);
 }
 
-static void end_transaction(request *r, const char *command)
-{
-    if (!db_command(r->w->db, command) && strcmp(command, "COMMIT") == 0)
-        respond_unavailable(r);
-}
-
 /* The key is taken and live: replay its response, or refuse another request under it. */
 static bool answer_existing(request *r, const char *hash)
 {
@@ -116,7 +110,7 @@ bool idem_begin(request *r, const char *route, idem_state *st)
                                IDEM_KEY_MAX);
     char hash[2 * SHA256_LEN + 1];
     request_hash(r, route, hash);
-    if (!db_command(r->w->db, "BEGIN"))
+    if (!db_begin(r->w->db, DB_READ_COMMITTED))
         return respond_unavailable(r);
 
     const char *params[] = {r->caller.key_id, r->idempotency_key, route, hash};
@@ -127,7 +121,7 @@ bool idem_begin(request *r, const char *route, idem_state *st)
     }
     if (res != NULL)
         answer_existing(r, hash);
-    end_transaction(r, "ROLLBACK");
+    db_rollback(r->w->db);
     return false;
 }
 
@@ -152,7 +146,7 @@ void idem_finish(request *r, idem_state *st)
     if (r->status >= 500 || !in_transaction(r)) {
         if (r->status < 500)
             respond_unavailable(r); /* the transaction, effect included, is gone */
-        end_transaction(r, "ROLLBACK");
+        db_rollback(r->w->db);
         return;
     }
     char status[8];
@@ -163,10 +157,11 @@ void idem_finish(request *r, idem_state *st)
     const char *params[] = {r->caller.key_id, r->idempotency_key, status, sealed->data};
     PGresult *stored = request_query(r, &idem_store, params);
     if (stored == NULL) {
-        end_transaction(r, "ROLLBACK");
+        db_rollback(r->w->db);
         return;
     }
-    end_transaction(r, "COMMIT");
+    if (!db_commit(r->w->db))
+        respond_unavailable(r); /* neither the effect nor the stored response remains */
 }
 
 void idem_prune(worker *w)

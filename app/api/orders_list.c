@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cursor.h"
+#include "db_array.h"
 #include "handlers.h"
 #include "links.h"
 #include "paging.h"
@@ -159,25 +160,6 @@ static bool needs_link(const PGresult *res, int row)
            strcmp(db_text(res, row, C_STATUS), "paid") == 0 && db_null(res, row, C_LINK_ID);
 }
 
-/* Appends s as a quoted element of a PostgreSQL array literal. Ids and hex need no
- * escaping, but quoting keeps the literal right whatever they hold. */
-static void array_element(buf *b, const char *s)
-{
-    buf_putc(b, b->len > 0 ? ',' : '{');
-    buf_putc(b, '"');
-    for (; *s != '\0'; s++) {
-        if (*s == '"' || *s == '\\')
-            buf_putc(b, '\\');
-        buf_putc(b, *s);
-    }
-    buf_putc(b, '"');
-}
-
-static void array_close(buf *b)
-{
-    buf_puts(b, b->len > 0 ? "}" : "{}");
-}
-
 /* Mints the missing links and fills shown for every download row of a paid order. */
 static bool mint_missing(request *r, const PGresult *res, int rows, links_shown *shown)
 {
@@ -188,17 +170,17 @@ static bool mint_missing(request *r, const PGresult *res, int rows, links_shown 
             continue;
         link_fresh link;
         link_generate(r->w, &link);
-        array_element(downloads, db_text(res, i, C_DOWNLOAD));
-        array_element(hashes, link.hash_hex);
-        array_element(ids, link.id_hex);
+        db_array_append(downloads, db_text(res, i, C_DOWNLOAD));
+        db_array_append(hashes, link.hash_hex);
+        db_array_append(ids, link.id_hex);
         shown->url[i] = link_url(r, link.token);
         missing++;
     }
     bool ok = true;
     if (missing > 0) {
-        array_close(downloads);
-        array_close(hashes);
-        array_close(ids);
+        db_array_end(downloads);
+        db_array_end(hashes);
+        db_array_end(ids);
         char ttl[16];
         snprintf(ttl, sizeof ttl, "%ld", r->w->cfg.download_ttl);
         const char *params[] = {downloads->data, hashes->data, ids->data, ttl};

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "db_array.h"
 #include "handlers.h"
 #include "idempotency.h"
 #include "links.h"
@@ -151,16 +152,16 @@ static bool check_host(request *r, const subscription_input *in)
                            "or otherwise non-public address");
 }
 
-/* The events as a PostgreSQL array literal; the kinds need no quoting. */
-static void events_literal(const subscription_input *in, char *out, size_t outsz)
+/* The events as a PostgreSQL array literal, for $5::text[]. */
+static const char *events_literal(request *r, const subscription_input *in)
 {
-    size_t used = (size_t)snprintf(out, outsz, "{");
+    buf *events = request_buf(r, 128);
     for (size_t k = 0; k < KIND_COUNT; k++) {
         if (in->wanted[k])
-            used += (size_t)snprintf(out + used, outsz - used, "%s%s", used > 1 ? "," : "",
-                                     event_kinds[k]);
+            db_array_append(events, event_kinds[k]);
     }
-    snprintf(out + used, outsz - used, "}");
+    db_array_end(events);
+    return events->data;
 }
 
 /* A fresh secret: "whsec_" + base64 of 32 random bytes, in the request's arena (the
@@ -215,8 +216,7 @@ static void insert_subscription(request *r, const subscription_input *in)
     }
     char id[4 + ID_RANDOM_LEN] = "we_";
     crypto_random_alnum(id + 3, ID_RANDOM_LEN);
-    char events[128];
-    events_literal(in, events, sizeof events);
+    const char *events = events_literal(r, in);
     char limit[8];
     snprintf(limit, sizeof limit, "%d", SUBSCRIPTIONS_MAX);
     buf *sealed = request_buf(r, 128);
@@ -242,13 +242,14 @@ static void create(request *r, const subscription_input *in, bool in_transaction
         insert_subscription(r, in);
         return;
     }
-    if (!db_command(r->w->db, "BEGIN")) {
+    if (!db_begin(r->w->db, DB_READ_COMMITTED)) {
         respond_unavailable(r);
         return;
     }
     insert_subscription(r, in);
-    bool commit = r->status < 500;
-    if (!db_command(r->w->db, commit ? "COMMIT" : "ROLLBACK") && commit)
+    if (r->status >= 500)
+        db_rollback(r->w->db);
+    else if (!db_commit(r->w->db))
         respond_unavailable(r);
 }
 

@@ -7,6 +7,8 @@
 # The last line is "N passed, M failed"; the exit status is 0 only when M is 0.
 #
 #   MARKET_ADMIN   the binary to test (default: build/market-admin, built if needed)
+#   MARKET_UNIT_TESTS  the unit tests whose PostgreSQL cases (lib/db's transactions and
+#                  array literals) run against the cluster too (default: build/unit-tests)
 #
 # Takes a quarter of a minute or so (most of it seeding).
 set -u
@@ -17,6 +19,11 @@ if [ -z "${MARKET_ADMIN:-}" ]; then
     MARKET_ADMIN=$ROOT/build/market-admin
 fi
 ADMIN=$MARKET_ADMIN
+if [ -z "${MARKET_UNIT_TESTS:-}" ]; then
+    make -s -C "$ROOT" build/unit-tests >/dev/null || exit 1
+    MARKET_UNIT_TESTS=$ROOT/build/unit-tests
+fi
+UNIT_TESTS=$MARKET_UNIT_TESTS
 # Only what this script sets reaches the tool.
 for v in $(env | sed -n 's/^\(MARKET_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
 # A binary outside a checkout (a sanitizer build, say) cannot find the migrations beside
@@ -143,6 +150,17 @@ fingerprint() {
            SELECT 'd' || d::text FROM downloads d UNION ALL
            SELECT 'r' || r::text FROM reviews r) x"
 }
+
+# --- lib/db on a real server ---------------------------------------------------------------
+
+# The unit tests' "postgres" cases: transactions (each level, commit, rollback, each way a
+# commit fails) and array literals read back as text[]. They use temporary tables only.
+UNIT_OUT=$(MARKET_TEST_DB="$MARKET_DB" CK_RUN_CASE=postgres "$UNIT_TESTS" 2>&1)
+RC=$?
+grep -E '^(db_array:|[0-9]+%: Checks)' <<<"$UNIT_OUT" >&2
+if [ "$RC" = 0 ]; then ok; else bad "the PostgreSQL unit cases: $UNIT_OUT"; fi
+NCASES=$(sed -n 's/^100%: Checks: \([0-9]*\),.*/\1/p' <<<"$UNIT_OUT")
+check "at least 11 PostgreSQL unit cases ran (${NCASES:-none})" test "${NCASES:-0}" -ge 11
 
 # --- usage ----------------------------------------------------------------------------------
 
@@ -327,6 +345,18 @@ expect "live key" 0 '^sk_live_[A-Za-z0-9]{40}$'
 sql "INSERT INTO download_tokens (download_id, token_hash, expires_at)
      SELECT id, sha256(convert_to(id, 'UTF8')), now() + interval '1 hour' FROM downloads
      WHERE order_id = 'ord_1'" >/dev/null
+# A commit that fails (here a deferred trigger of the test's own) is reported with the
+# server's message, and the transaction leaves nothing behind.
+sql "CREATE FUNCTION admin_test_refuse() RETURNS trigger LANGUAGE plpgsql
+       AS \$\$ BEGIN RAISE EXCEPTION 'refused at commit'; END \$\$;
+     CREATE CONSTRAINT TRIGGER admin_test_refuse AFTER UPDATE ON orders
+       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION admin_test_refuse()" >/dev/null
+run refund ord_1
+expect "a refund whose commit fails" 1 '' '^market-admin: refund: refused at commit$'
+eq "a failed commit prints no result" "$OUT" ""
+eq "a failed commit refunds nothing" "$(sql "SELECT status || ' ' || (refunded_at IS NULL) FROM orders WHERE id = 'ord_1'")" "paid true"
+eq "a failed commit revokes no link" "$(sql "SELECT count(*) FROM download_tokens t JOIN downloads d ON d.id = t.download_id WHERE d.order_id = 'ord_1' AND t.revoked_at IS NULL")" "1"
+sql "DROP TRIGGER admin_test_refuse ON orders; DROP FUNCTION admin_test_refuse()" >/dev/null
 run refund ord_1
 expect "refund" 0 '^refunded ord_1 \(1 links revoked\)$'
 eq "order refunded" "$(sql "SELECT status || ' ' || (refunded_at IS NOT NULL) FROM orders WHERE id = 'ord_1'")" "refunded true"

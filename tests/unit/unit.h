@@ -10,6 +10,8 @@ Suite *buf_suite(void);
 Suite *config_suite(void);
 Suite *crypto_suite(void);
 Suite *cursor_suite(void);
+Suite *db_suite(void);
+Suite *db_array_suite(void);
 Suite *ids_suite(void);
 Suite *json_body_suite(void);
 Suite *json_out_suite(void);
@@ -34,6 +36,11 @@ Suite *links_suite(void);
 Suite *mime_suite(void);
 Suite *retry_suite(void);
 Suite *target_suite(void);
+
+/* The conninfo of a scratch database for the cases that need PostgreSQL (MARKET_TEST_DB),
+ * or NULL: those cases are then not added. make admin-test runs them against its own
+ * cluster; make unit says that it leaves them out. */
+const char *unit_database(void);
 
 /* True when Check runs each test in a child process (CK_FORK is not "no"). Tests that
  * expect abort() are only added then: without a child they would end the whole run. */
