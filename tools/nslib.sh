@@ -4,7 +4,7 @@
 #
 #   PFX=mkfo            prefix of the namespaces (PFX-sw holds the bridge), the lock
 #                       and the run directories (TMP_ROOT/PFX.XXXXXX)
-#   NAME=failover       the harness's name in its messages and summary
+#   HARNESS=failover    the harness's name in its messages and summary
 #   LOG=DIR RUN=DIR     set once the run directory exists (start_bg writes there)
 #
 #   say/die/step MSG         a line on stderr (die exits 1)
@@ -20,7 +20,7 @@
 #   render TEMPLATE OUT NAME=VALUE...   fills @NAME@ placeholders, refuses one left over
 # shellcheck shell=bash
 
-say() { printf '%s: %s\n' "$NAME" "$*" >&2; }
+say() { printf '%s: %s\n' "$HARNESS" "$*" >&2; }
 die() {
     say "error: $*"
     exit 1
@@ -50,7 +50,7 @@ expect() { # group, figure, value, op (eq le ge gt), bound
 info() { row "$1" "$2" "$3" "" info; }
 summary() { # seconds the run took
     local a b c d e
-    printf '\n== %s-check: figures (%s s in all)\n' "$NAME" "$1"
+    printf '\n== %s-check: figures (%s s in all)\n' "$HARNESS" "$1"
     printf '%-3s %-62s %14s %-14s %s\n' '#' figure value expected verdict
     while IFS='|' read -r a b c d e; do
         printf '%-3s %-62s %14s %-14s %s\n' "$a" "$b" "$c" "$d" "$e"
