@@ -311,11 +311,10 @@ const char *db_sqlstate(const PGresult *r)
     return s != NULL ? s : "";
 }
 
-/* SQLSTATE 25006: a write on a session whose node no longer takes writes. With a
- * multi-host conninfo, libpq's target_session_attrs=read-write is checked only when a
- * connection opens; a node demoted to a standby under an open session (a failover that
- * did not restart it) answers every write with this. The node that takes writes now is
- * another, found by connecting again. */
+/* SQLSTATE 25006: a write on a session whose node does not take writes, a standby. The
+ * session reached one through a conninfo without target_session_attrs=read-write (a DNS
+ * name or a virtual address that moved in a failover, a pooler in front of both nodes):
+ * it can never write, and a new connection may reach the node that takes writes now. */
 static bool read_only_node(const PGresult *r)
 {
     return strcmp(db_sqlstate(r), "25006") == 0;
