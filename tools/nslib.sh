@@ -33,9 +33,9 @@ now_ms() { date +%s%3N; }
 ROWS=()
 FAILED=0
 row() { # group, figure, value, expectation, verdict
-    ROWS+=("$(printf '%-3s|%-62s|%14s|%-14s|%s' "$1" "$2" "$3" "$4" "$5")")
+    ROWS+=("$(printf '%-3s|%-58s|%20s|%-14s|%s' "$1" "$2" "$3" "$4" "$5")")
     [ "$5" = ok ] || [ "$5" = info ] || FAILED=$((FAILED + 1))
-    printf '   %-62s %14s   %-14s %s\n' "$2" "$3" "$4" "$5" >&2
+    printf '   %-58s %20s   %-14s %s\n' "$2" "$3" "$4" "$5" >&2
 }
 expect() { # group, figure, value, op (eq le ge gt), bound
     local verdict=FAIL sym
@@ -51,9 +51,9 @@ info() { row "$1" "$2" "$3" "" info; }
 summary() { # seconds the run took
     local a b c d e
     printf '\n== %s-check: figures (%s s in all)\n' "$HARNESS" "$1"
-    printf '%-3s %-62s %14s %-14s %s\n' '#' figure value expected verdict
+    printf '%-3s %-58s %20s %-14s %s\n' '#' figure value expected verdict
     while IFS='|' read -r a b c d e; do
-        printf '%-3s %-62s %14s %-14s %s\n' "$a" "$b" "$c" "$d" "$e"
+        printf '%-3s %-58s %20s %-14s %s\n' "$a" "$b" "$c" "$d" "$e"
     done < <(printf '%s\n' "${ROWS[@]}")
     printf '%s passed, %s failed\n' "$((${#ROWS[@]} - FAILED))" "$FAILED"
 }
