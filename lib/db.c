@@ -25,7 +25,8 @@ struct db {
     /* A connection being opened without blocking (db_connect_start). */
     bool connecting;
     PostgresPollingStatusType poll_state;
-    long long connect_deadline_ms;
+    long long connect_deadline_ms; /* for the host being tried */
+    char connect_host[160];        /* that host, "host:port" */
 
     char last_error[256]; /* why the last connection was dropped, one line */
     bool fail_fast;       /* a tool: no logging, no reconnecting behind its back */
@@ -37,13 +38,28 @@ struct db {
  * connection's prepared set. */
 static unsigned last_stmt_id;
 
-/* Connection defaults: a connection attempt gives up after this many seconds, and TCP
- * keepalives find a peer that vanished (a host cut off) within about a minute even when
- * the connection is idle. Keywords in the user's conninfo override them. */
+/* Connection defaults, so that a database host that vanishes from the network (cut off,
+ * packets dropped, nothing closed) is given up within seconds and, with a multi-host
+ * conninfo (host=a,b target_session_attrs=read-write), the next host is tried:
+ *  - a connection attempt gives up on a host after CONNECT_TIMEOUT seconds (libpq's
+ *    minimum; per host when several are listed);
+ *  - TCP_USER_TIMEOUT: data sent (a statement, a SYN) that the peer has not acknowledged
+ *    within TCP_USER_TIMEOUT_MS breaks the connection, so a statement sent into a dead
+ *    link fails instead of waiting for the kernel's retransmissions (about 15 minutes);
+ *  - TCP keepalives find a dead peer of an idle connection (a drainer waiting for
+ *    notifications, a statement whose answer was lost) after about KEEPALIVES_IDLE +
+ *    KEEPALIVES_COUNT x KEEPALIVES_INTERVAL seconds, bounded by the user timeout too.
+ * A live peer acknowledges at once whatever it is doing, so these never cut a slow
+ * statement short. Keywords in the user's conninfo override them. */
 #define CONNECT_TIMEOUT "2"
-#define KEEPALIVES_IDLE "30"
-#define KEEPALIVES_INTERVAL "10"
+#define TCP_USER_TIMEOUT_MS "3000"
+#define KEEPALIVES_IDLE "2"
+#define KEEPALIVES_INTERVAL "1"
 #define KEEPALIVES_COUNT "3"
+/* A connection opened without blocking (db_connect_start) has no libpq timeout: it is
+ * given this long per host. A host that does not answer at all fails at the TCP user
+ * timeout, so libpq moves on to the next host before this. */
+#define CONNECT_POLL_MS 4000
 
 static long long now_ms(void)
 {
@@ -104,11 +120,12 @@ static PGconn *connect_with_defaults(db *d, bool wait)
 {
     /* Defaults first: keywords inside the user's conninfo (expanded from dbname)
      * override them. */
-    const char *keys[] = {
-        "connect_timeout",     "application_name", "keepalives", "keepalives_idle",
-        "keepalives_interval", "keepalives_count", "dbname",     NULL};
-    const char *values[] = {CONNECT_TIMEOUT,     d->application_name, "1",         KEEPALIVES_IDLE,
-                            KEEPALIVES_INTERVAL, KEEPALIVES_COUNT,    d->conninfo, NULL};
+    const char *keys[] = {"connect_timeout",  "application_name", "tcp_user_timeout",
+                          "keepalives",       "keepalives_idle",  "keepalives_interval",
+                          "keepalives_count", "dbname",           NULL};
+    const char *values[] = {
+        CONNECT_TIMEOUT,     d->application_name, TCP_USER_TIMEOUT_MS, "1", KEEPALIVES_IDLE,
+        KEEPALIVES_INTERVAL, KEEPALIVES_COUNT,    d->conninfo,         NULL};
     return wait ? PQconnectdbParams(keys, values, 1) : PQconnectStartParams(keys, values, 1);
 }
 
@@ -162,6 +179,10 @@ static bool db_connect(db *d)
         if (!d->down && !d->fail_fast) /* log the transition, not every retry */
             log_error("database connection failed: %s", PQerrorMessage(d->conn));
         d->down = true;
+        /* The pause before the next try runs from the end of this one: a try that waited
+         * out a dead host's connect timeout, at once followed by another, would keep the
+         * worker waiting while requests queue behind it, instead of answering them 503. */
+        d->last_attempt_ms = now_ms();
         return false;
     }
     return session_setup(d);
@@ -198,7 +219,24 @@ void db_connect_start(db *d)
     d->connecting = true;
     /* libpq's rule: after PQconnectStart, act as if PQconnectPoll said WRITING. */
     d->poll_state = PGRES_POLLING_WRITING;
-    d->connect_deadline_ms = d->last_attempt_ms + 1000 * strtol(CONNECT_TIMEOUT, NULL, 10);
+    d->connect_deadline_ms = d->last_attempt_ms + CONNECT_POLL_MS;
+    d->connect_host[0] = '\0';
+}
+
+/* libpq moves on to the next host of a multi-host conninfo by itself when one fails: each
+ * host gets its own CONNECT_POLL_MS, as connect_timeout gives each its own in a blocking
+ * connect. */
+static void connect_deadline_per_host(db *d)
+{
+    const char *host = PQhost(d->conn), *port = PQport(d->conn);
+    char now_trying[sizeof d->connect_host];
+    snprintf(now_trying, sizeof now_trying, "%s:%s", host != NULL ? host : "",
+             port != NULL ? port : "");
+    if (strcmp(now_trying, d->connect_host) == 0)
+        return;
+    if (d->connect_host[0] != '\0') /* the first host's deadline runs from the start */
+        d->connect_deadline_ms = now_ms() + CONNECT_POLL_MS;
+    snprintf(d->connect_host, sizeof d->connect_host, "%s", now_trying);
 }
 
 /* True when the socket is ready for what libpq waits for, without waiting. */
@@ -217,6 +255,8 @@ db_connect_state db_connect_poll(db *d, char *err, size_t errlen)
     while (d->conn != NULL && PQstatus(d->conn) != CONNECTION_BAD &&
            d->poll_state != PGRES_POLLING_OK && socket_ready(d->conn, d->poll_state))
         d->poll_state = PQconnectPoll(d->conn);
+    if (d->conn != NULL && PQstatus(d->conn) != CONNECTION_BAD)
+        connect_deadline_per_host(d);
     const char *why = NULL;
     if (d->conn == NULL || PQstatus(d->conn) == CONNECTION_BAD ||
         d->poll_state == PGRES_POLLING_FAILED)
@@ -286,6 +326,25 @@ long long db_int(const PGresult *res, int row, int column)
     return strtoll(PQgetvalue(res, row, column), NULL, 10);
 }
 
+/* SQLSTATE 25006: a write on a session whose node does not take writes, a standby. The
+ * session reached one through a conninfo without target_session_attrs=read-write (a DNS
+ * name or a virtual address that moved in a failover, a pooler in front of both nodes):
+ * it can never write, and a new connection may reach the node that takes writes now. */
+static bool read_only_node(const PGresult *r)
+{
+    return strcmp(db_sqlstate(r), "25006") == 0;
+}
+
+/* The session is no good for this db any more: dropped, and the caller sees a lost
+ * connection (503, and a reconnect). */
+static void drop_read_only(db *d)
+{
+    if (!d->down && !d->fail_fast)
+        log_error("database is read-only now (a standby): reconnecting");
+    d->down = true;
+    db_disconnect(d);
+}
+
 /* A failed result caused by the connection (not by the SQL) marks the db down. */
 static PGresult *db_checked(db *d, PGresult *r)
 {
@@ -294,6 +353,11 @@ static PGresult *db_checked(db *d, PGresult *r)
             log_error("database connection lost");
         d->down = true;
         PQclear(r);
+        return NULL;
+    }
+    if (read_only_node(r)) {
+        PQclear(r);
+        drop_read_only(d);
         return NULL;
     }
     return r;
@@ -497,6 +561,14 @@ static bool db_pipeline_once(db *d, int n, db_stmt *const *stmts, const char *co
         } else {
             PQclear(r); /* a second result for one statement: not ours to keep */
         }
+    }
+    bool read_only = false;
+    for (int i = 0; i < n; i++)
+        read_only = read_only || (out[i] != NULL && read_only_node(out[i]));
+    if (read_only && syncs == n && PQexitPipelineMode(c)) {
+        clear_results(n, out);
+        drop_read_only(d);
+        return false;
     }
     if (syncs < n || !PQexitPipelineMode(c) || PQstatus(c) != CONNECTION_OK) {
         clear_results(n, out);
