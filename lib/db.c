@@ -107,11 +107,11 @@ static bool db_listen_now(db *d)
     char sql[128];
     snprintf(sql, sizeof sql, "LISTEN %s", ident);
     PQfreemem(ident);
-    PGresult *r = PQexec(d->conn, sql);
-    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    PGresult *res = PQexec(d->conn, sql);
+    bool ok = PQresultStatus(res) == PGRES_COMMAND_OK;
     if (!ok)
         log_error("LISTEN %s failed: %s", d->listen_channel, PQerrorMessage(d->conn));
-    PQclear(r);
+    PQclear(res);
     return ok;
 }
 
@@ -138,15 +138,15 @@ static bool session_setup(db *d)
      * keeps a UNION ALL's branches in their written order (the relevance search relies
      * on it to read its second rank only when the first runs out). */
     PQsetNoticeProcessor(d->conn, log_notice, NULL);
-    PGresult *r = PQexec(d->conn, "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; "
-                                  "SET client_min_messages = warning; "
-                                  "SET max_parallel_workers_per_gather = 0");
-    bool set_ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-    PQclear(r);
+    PGresult *res = PQexec(d->conn, "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; "
+                                    "SET client_min_messages = warning; "
+                                    "SET max_parallel_workers_per_gather = 0");
+    bool set_ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+    PQclear(res);
     if (set_ok && d->session_sql != NULL) {
-        r = PQexec(d->conn, d->session_sql);
-        set_ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-        PQclear(r);
+        res = PQexec(d->conn, d->session_sql);
+        set_ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+        PQclear(res);
     }
     if (!set_ok) {
         log_error("database session setup failed: %s", PQerrorMessage(d->conn));
@@ -305,9 +305,9 @@ unsigned long db_connections(const db *d)
     return d->connections;
 }
 
-const char *db_sqlstate(const PGresult *r)
+const char *db_sqlstate(const PGresult *res)
 {
-    const char *s = r != NULL ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+    const char *s = res != NULL ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
     return s != NULL ? s : "";
 }
 
@@ -330,9 +330,9 @@ long long db_int(const PGresult *res, int row, int column)
  * session reached one through a conninfo without target_session_attrs=read-write (a DNS
  * name or a virtual address that moved in a failover, a pooler in front of both nodes):
  * it can never write, and a new connection may reach the node that takes writes now. */
-static bool read_only_node(const PGresult *r)
+static bool read_only_node(const PGresult *res)
 {
-    return strcmp(db_sqlstate(r), "25006") == 0;
+    return strcmp(db_sqlstate(res), "25006") == 0;
 }
 
 /* The session is no good for this db any more: dropped, and the caller sees a lost
@@ -346,21 +346,21 @@ static void drop_read_only(db *d)
 }
 
 /* A failed result caused by the connection (not by the SQL) marks the db down. */
-static PGresult *db_checked(db *d, PGresult *r)
+static PGresult *db_checked(db *d, PGresult *res)
 {
     if (PQstatus(d->conn) != CONNECTION_OK) {
         if (!d->down && !d->fail_fast)
             log_error("database connection lost");
         d->down = true;
-        PQclear(r);
+        PQclear(res);
         return NULL;
     }
-    if (read_only_node(r)) {
-        PQclear(r);
+    if (read_only_node(res)) {
+        PQclear(res);
         drop_read_only(d);
         return NULL;
     }
-    return r;
+    return res;
 }
 
 static bool db_prepare(db *d, db_stmt *stmt);
@@ -369,8 +369,8 @@ static PGresult *db_exec_once(db *d, db_stmt *stmt, const char *const *params)
 {
     if (!db_prepare(d, stmt))
         return NULL;
-    PGresult *r = PQexecPrepared(d->conn, stmt->name, stmt->nparams, params, NULL, NULL, 0);
-    return db_checked(d, r);
+    PGresult *res = PQexecPrepared(d->conn, stmt->name, stmt->nparams, params, NULL, NULL, 0);
+    return db_checked(d, res);
 }
 
 PGresult *db_exec(db *d, db_stmt *stmt, const char *const *params)
@@ -381,10 +381,10 @@ PGresult *db_exec(db *d, db_stmt *stmt, const char *const *params)
      * found by the first statement after it. Nothing ran on it, so reconnect at once and
      * run the statement again rather than fail a request the database could serve. */
     bool idle = PQtransactionStatus(d->conn) == PQTRANS_IDLE;
-    PGresult *r = db_exec_once(d, stmt, params);
-    if (r == NULL && idle && !d->fail_fast && db_connect(d))
-        r = db_exec_once(d, stmt, params);
-    return r;
+    PGresult *res = db_exec_once(d, stmt, params);
+    if (res == NULL && idle && !d->fail_fast && db_connect(d))
+        res = db_exec_once(d, stmt, params);
+    return res;
 }
 
 /* Runs a transaction command; true when the server answered with the tag expected (a
@@ -392,17 +392,17 @@ PGresult *db_exec(db *d, db_stmt *stmt, const char *const *params)
  * db_error; a lost connection is the connection's own error (db_checked logs it). */
 static bool tx_command(db *d, const char *sql, const char *tag)
 {
-    PGresult *r = db_checked(d, PQexec(d->conn, sql));
-    if (r == NULL)
+    PGresult *res = db_checked(d, PQexec(d->conn, sql));
+    if (res == NULL)
         return false;
-    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK && strcmp(PQcmdStatus(r), tag) == 0;
+    bool ok = PQresultStatus(res) == PGRES_COMMAND_OK && strcmp(PQcmdStatus(res), tag) == 0;
     if (!ok) {
-        const char *message = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
+        const char *message = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
         keep_error(d, message != NULL ? message : "the transaction was rolled back");
         if (!d->fail_fast)
             log_error("database: %s failed: %s", sql, d->last_error);
     }
-    PQclear(r);
+    PQclear(res);
     return ok;
 }
 
@@ -503,14 +503,14 @@ static bool db_prepare(db *d, db_stmt *stmt)
         stmt->id = ++last_stmt_id;
     if (is_prepared(d, stmt))
         return true;
-    PGresult *r = db_checked(d, PQprepare(d->conn, stmt->name, stmt->sql, stmt->nparams, NULL));
-    if (r == NULL)
+    PGresult *res = db_checked(d, PQprepare(d->conn, stmt->name, stmt->sql, stmt->nparams, NULL));
+    if (res == NULL)
         return false;
-    if (PQresultStatus(r) == PGRES_COMMAND_OK)
+    if (PQresultStatus(res) == PGRES_COMMAND_OK)
         mark_prepared(d, stmt);
     else
-        log_error("prepare %s failed: %s", stmt->name, PQresultErrorMessage(r));
-    PQclear(r);
+        log_error("prepare %s failed: %s", stmt->name, PQresultErrorMessage(res));
+    PQclear(res);
     return true;
 }
 
@@ -546,20 +546,20 @@ static bool db_pipeline_once(db *d, int n, db_stmt *const *stmts, const char *co
     /* Each statement answers with its result, a NULL, then the Sync's own result. */
     int syncs = 0, current = 0;
     while (sent && syncs < n) {
-        PGresult *r = PQgetResult(c);
-        if (r == NULL) {
+        PGresult *res = PQgetResult(c);
+        if (res == NULL) {
             if (PQstatus(c) != CONNECTION_OK)
                 break;
             continue;
         }
-        if (PQresultStatus(r) == PGRES_PIPELINE_SYNC) {
-            PQclear(r);
+        if (PQresultStatus(res) == PGRES_PIPELINE_SYNC) {
+            PQclear(res);
             syncs++;
             current = syncs;
         } else if (current < n && out[current] == NULL) {
-            out[current] = r;
+            out[current] = res;
         } else {
-            PQclear(r); /* a second result for one statement: not ours to keep */
+            PQclear(res); /* a second result for one statement: not ours to keep */
         }
     }
     bool read_only = false;
@@ -630,14 +630,14 @@ PGresult *db_receive(db *d, int timeout_ms)
 {
     if (d->conn == NULL)
         return NULL;
-    PGresult *kept = NULL, *r = NULL;
+    PGresult *kept = NULL, *res = NULL;
     wait_outcome waited;
     while ((waited = wait_result(d->conn, timeout_ms)) == WAIT_READY &&
-           (r = PQgetResult(d->conn)) != NULL) {
+           (res = PQgetResult(d->conn)) != NULL) {
         if (kept == NULL)
-            kept = r;
+            kept = res;
         else
-            PQclear(r);
+            PQclear(res);
     }
     if (waited == WAIT_READY && PQstatus(d->conn) == CONNECTION_OK)
         return kept;

@@ -143,31 +143,31 @@ static void check_lag(replica *rp, long long now_ms)
         lsn_samples_add(&rp->samples, primary_lsn, now_ms);
     PQclear(p); /* without a sample (primary down) the older ones still bound the lag */
 
-    PGresult *r = db_send(rp->conn, &replica_replay_state, NULL)
-                      ? db_receive(rp->conn, REPLICA_CHECK_TIMEOUT_MS)
-                      : NULL;
-    if (r == NULL) {
+    PGresult *res = db_send(rp->conn, &replica_replay_state, NULL)
+                        ? db_receive(rp->conn, REPLICA_CHECK_TIMEOUT_MS)
+                        : NULL;
+    if (res == NULL) {
         rp->state = REPLICA_DOWN;
         set_unfit(rp, db_error(rp->conn));
         return;
     }
     char why[96];
     long long lag = -1;
-    if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
+    if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
         snprintf(why, sizeof why, "its state could not be read");
-    } else if (strcmp(PQgetvalue(r, 0, 0), "t") != 0) {
+    } else if (strcmp(PQgetvalue(res, 0, 0), "t") != 0) {
         lag = 0; /* not a standby (promoted): nothing to catch up with */
     } else {
         uint64_t replayed = 0;
-        lsn_parse(PQgetvalue(r, 0, 1), &replayed);
-        long long age = PQgetisnull(r, 0, 2) ? -1 : strtoll(PQgetvalue(r, 0, 2), NULL, 10);
+        lsn_parse(PQgetvalue(res, 0, 1), &replayed);
+        long long age = PQgetisnull(res, 0, 2) ? -1 : strtoll(PQgetvalue(res, 0, 2), NULL, 10);
         lag = replica_lag_ms(&rp->samples, replayed, age, now_ms);
         if (lag < 0)
             snprintf(why, sizeof why, "its lag is unknown");
         else if (lag > rp->max_lag_ms)
             snprintf(why, sizeof why, "%lld ms behind, more than %lld ms", lag, rp->max_lag_ms);
     }
-    PQclear(r);
+    PQclear(res);
     if (lag >= 0 && lag <= rp->max_lag_ms)
         set_fit(rp, lag);
     else

@@ -124,21 +124,21 @@ static json_object *fetch_map(db *c, const char *sql, json_object *set)
     buf_init(&ids, 256);
     keys_literal(&ids, set);
     const char *params[] = {ids.data};
-    PGresult *r = sql_run(c, "import", sql, 1, params);
-    for (int i = 0; i < PQntuples(r); i++) {
+    PGresult *res = sql_run(c, "import", sql, 1, params);
+    for (int i = 0; i < PQntuples(res); i++) {
         json_object *v;
-        if (PQnfields(r) == 1) {
+        if (PQnfields(res) == 1) {
             v = json_object_new_boolean(1);
-        } else if (PQnfields(r) == 2) {
-            v = json_object_new_string(PQgetvalue(r, i, 1));
+        } else if (PQnfields(res) == 2) {
+            v = json_object_new_string(PQgetvalue(res, i, 1));
         } else {
             v = json_object_new_array();
-            json_object_array_add(v, json_object_new_string(PQgetvalue(r, i, 1)));
-            json_object_array_add(v, json_object_new_string(PQgetvalue(r, i, 2)));
+            json_object_array_add(v, json_object_new_string(PQgetvalue(res, i, 1)));
+            json_object_array_add(v, json_object_new_string(PQgetvalue(res, i, 2)));
         }
-        json_object_object_add(map, PQgetvalue(r, i, 0), v);
+        json_object_object_add(map, PQgetvalue(res, i, 0), v);
     }
-    PQclear(r);
+    PQclear(res);
     buf_free(&ids);
     json_object_put(set);
     return map;
@@ -147,11 +147,11 @@ static json_object *fetch_map(db *c, const char *sql, json_object *set)
 static json_object *fetch_currencies(db *c)
 {
     json_object *map = json_object_new_object();
-    PGresult *r = sql_run(c, "import", "SELECT code, exponent FROM currencies", 0, NULL);
-    for (int i = 0; i < PQntuples(r); i++)
-        json_object_object_add(map, PQgetvalue(r, i, 0),
-                               json_object_new_int((int)strtol(PQgetvalue(r, i, 1), NULL, 10)));
-    PQclear(r);
+    PGresult *res = sql_run(c, "import", "SELECT code, exponent FROM currencies", 0, NULL);
+    for (int i = 0; i < PQntuples(res); i++)
+        json_object_object_add(map, PQgetvalue(res, i, 0),
+                               json_object_new_int((int)strtol(PQgetvalue(res, i, 1), NULL, 10)));
+    PQclear(res);
     return map;
 }
 

@@ -432,18 +432,18 @@ static void check_order(import_doc *doc, const char *where, json_object *o, size
     json_object_array_add(doc->order_currency, json_object_new_string(order_currency));
 }
 
-static void check_review(import_doc *doc, const char *where, json_object *r, size_t i)
+static void check_review(import_doc *doc, const char *where, json_object *review, size_t i)
 {
     static const char *const keys[] = {"id",   "product",    "account", "rating",
                                        "body", "created_at", NULL};
-    check_keys(where, r, keys);
-    const char *id = want_id(where, r, "id", "rev_");
+    check_keys(where, review, keys);
+    const char *id = want_id(where, review, "id", "rev_");
     require_same_mode(doc, where, map_string(doc->db_reviews, id), id);
-    product_currency(doc, where, "product", want_id(where, r, "product", "prod_"));
-    note_account(doc, want_id(where, r, "account", "acct_"));
-    want_int(where, r, "rating", 1, 5);
-    want_string(where, r, "body", false);
-    want_time(where, r, "created_at");
+    product_currency(doc, where, "product", want_id(where, review, "product", "prod_"));
+    note_account(doc, want_id(where, review, "account", "acct_"));
+    want_int(where, review, "rating", 1, 5);
+    want_string(where, review, "body", false);
+    want_time(where, review, "created_at");
     define(doc->def_reviews, id, json_object_new_int((int)i), where);
 }
 

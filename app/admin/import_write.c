@@ -260,9 +260,9 @@ static void write_downloads(db *c, const char *order, const char *position, cons
         char id[40];
         ids_random(id, sizeof id, "dl_");
         const char *params[] = {id, order, position, PQgetvalue(files, f, 0)};
-        PGresult *r = stmt_run(c, &insert_download, params);
-        n->downloads += strtol(PQcmdTuples(r), NULL, 10);
-        PQclear(r);
+        PGresult *res = stmt_run(c, &insert_download, params);
+        n->downloads += strtol(PQcmdTuples(res), NULL, 10);
+        PQclear(res);
     }
     PQclear(files);
 }
@@ -305,11 +305,11 @@ static void write_order(db *c, const import_doc *doc, size_t i, import_counts *n
 static void write_reviews(db *c, const import_doc *doc, import_counts *n)
 {
     for (size_t i = 0; i < length_of(doc->reviews); i++) {
-        json_object *r = at(doc->reviews, i);
-        const char *params[] = {import_str(r, "id"),        doc->mode,
-                                import_str(r, "product"),   import_str(r, "account"),
-                                number_text(r, "rating"),   import_str(r, "body"),
-                                import_str(r, "created_at")};
+        json_object *review = at(doc->reviews, i);
+        const char *params[] = {import_str(review, "id"),        doc->mode,
+                                import_str(review, "product"),   import_str(review, "account"),
+                                number_text(review, "rating"),   import_str(review, "body"),
+                                import_str(review, "created_at")};
         stmt_do(c, &upsert_review, params);
         n->reviews++;
     }

@@ -64,12 +64,12 @@ static void key_insert(db *c, const api_key *k, const char *account, const char 
     memcpy(prefix, k->text, KEY_PREFIX_LEN); /* keys are longer than their prefix */
     prefix[KEY_PREFIX_LEN] = '\0';
     const char *params[] = {k->hash_hex, prefix, account, mode, access};
-    PGresult *r = sql_run(c, "key",
-                          "INSERT INTO api_keys (key_hash, prefix, account_id, mode, access)"
-                          " VALUES (decode($1, 'hex'), $2, $3, $4, $5) RETURNING id",
-                          5, params);
-    snprintf(id_out, idsz, "%s", PQgetvalue(r, 0, 0));
-    PQclear(r);
+    PGresult *res = sql_run(c, "key",
+                            "INSERT INTO api_keys (key_hash, prefix, account_id, mode, access)"
+                            " VALUES (decode($1, 'hex'), $2, $3, $4, $5) RETURNING id",
+                            5, params);
+    snprintf(id_out, idsz, "%s", PQgetvalue(res, 0, 0));
+    PQclear(res);
 }
 
 static void require_account(db *c, const char *command, const char *account)
@@ -77,10 +77,10 @@ static void require_account(db *c, const char *command, const char *account)
     if (!ids_prefixed_valid(account, "acct_"))
         fail("%s: %s is not an account id (acct_...)", command, account);
     const char *params[] = {account};
-    PGresult *r = sql_run(c, command, "SELECT 1 FROM accounts WHERE id = $1", 1, params);
-    if (PQntuples(r) == 0)
+    PGresult *res = sql_run(c, command, "SELECT 1 FROM accounts WHERE id = $1", 1, params);
+    if (PQntuples(res) == 0)
         fail("%s: no such account %s", command, account);
-    PQclear(r);
+    PQclear(res);
 }
 
 static int key_create(int argc, char **argv)
@@ -127,34 +127,35 @@ static int key_rotate(int argc, char **argv)
 
     sql_begin(c, "key rotate", DB_READ_COMMITTED);
     const char *find[] = {old.hash_hex};
-    PGresult *r = sql_run(c, "key rotate",
-                          "SELECT id, account_id, mode, access, revoked_at IS NOT NULL,"
-                          " expires_at IS NOT NULL AND expires_at <= now(), replaced_by IS NOT NULL"
-                          " FROM api_keys WHERE key_hash = decode($1, 'hex') FOR UPDATE",
-                          1, find);
-    if (PQntuples(r) == 0)
+    PGresult *res =
+        sql_run(c, "key rotate",
+                "SELECT id, account_id, mode, access, revoked_at IS NOT NULL,"
+                " expires_at IS NOT NULL AND expires_at <= now(), replaced_by IS NOT NULL"
+                " FROM api_keys WHERE key_hash = decode($1, 'hex') FOR UPDATE",
+                1, find);
+    if (PQntuples(res) == 0)
         fail("key rotate: unknown key");
-    if (strcmp(PQgetvalue(r, 0, OLD_REVOKED), "t") == 0)
+    if (strcmp(PQgetvalue(res, 0, OLD_REVOKED), "t") == 0)
         fail("key rotate: the key is revoked");
-    if (strcmp(PQgetvalue(r, 0, OLD_EXPIRED), "t") == 0)
+    if (strcmp(PQgetvalue(res, 0, OLD_EXPIRED), "t") == 0)
         fail("key rotate: the key has expired");
     /* Rotating a key in its grace period again would extend its life indefinitely. */
-    if (strcmp(PQgetvalue(r, 0, OLD_REPLACED), "t") == 0)
+    if (strcmp(PQgetvalue(res, 0, OLD_REPLACED), "t") == 0)
         fail("key rotate: the key was already rotated; rotate its replacement");
 
     api_key fresh;
-    key_generate(&fresh, PQgetvalue(r, 0, OLD_MODE));
+    key_generate(&fresh, PQgetvalue(res, 0, OLD_MODE));
     char new_id[32];
-    key_insert(c, &fresh, PQgetvalue(r, 0, OLD_ACCOUNT), PQgetvalue(r, 0, OLD_MODE),
-               PQgetvalue(r, 0, OLD_ACCESS), new_id, sizeof new_id);
+    key_insert(c, &fresh, PQgetvalue(res, 0, OLD_ACCOUNT), PQgetvalue(res, 0, OLD_MODE),
+               PQgetvalue(res, 0, OLD_ACCESS), new_id, sizeof new_id);
     char grace[24];
     snprintf(grace, sizeof grace, "%ld", cfg.key_grace);
-    const char *retire[] = {PQgetvalue(r, 0, OLD_ID), grace, new_id};
+    const char *retire[] = {PQgetvalue(res, 0, OLD_ID), grace, new_id};
     sql_do(c, "key rotate",
            "UPDATE api_keys SET expires_at = now() + make_interval(secs => $2::bigint),"
            " replaced_by = $3 WHERE id = $1",
            3, retire);
-    PQclear(r);
+    PQclear(res);
     sql_commit(c, "key rotate");
     puts(fresh.text);
     db_close(c);
@@ -169,14 +170,14 @@ static int key_revoke(int argc, char **argv)
     api_key k;
     key_from_argument(&k, "key revoke", arg);
     const char *params[] = {k.hash_hex};
-    PGresult *r = sql_run(c, "key revoke",
-                          "UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())"
-                          " WHERE key_hash = decode($1, 'hex') RETURNING prefix",
-                          1, params);
-    if (PQntuples(r) == 0)
+    PGresult *res = sql_run(c, "key revoke",
+                            "UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())"
+                            " WHERE key_hash = decode($1, 'hex') RETURNING prefix",
+                            1, params);
+    if (PQntuples(res) == 0)
         fail("key revoke: unknown key");
-    printf("revoked %s\n", PQgetvalue(r, 0, 0));
-    PQclear(r);
+    printf("revoked %s\n", PQgetvalue(res, 0, 0));
+    PQclear(res);
     db_close(c);
     return 0;
 }
@@ -198,9 +199,9 @@ static int key_list(int argc, char **argv)
     db *c = admin_connect(0, &cfg);
     require_account(c, "key list", account);
     const char *params[] = {account};
-    PGresult *r = sql_run(c, "key list", key_list_sql, 1, params);
-    print_rows(r);
-    PQclear(r);
+    PGresult *res = sql_run(c, "key list", key_list_sql, 1, params);
+    print_rows(res);
+    PQclear(res);
     db_close(c);
     return 0;
 }

@@ -72,10 +72,10 @@ static char *read_file(const char *path)
 static bool already_applied(db *c, const char *name)
 {
     const char *params[] = {name};
-    PGresult *r =
+    PGresult *res =
         sql_run(c, "migrate", "SELECT 1 FROM schema_migrations WHERE name = $1", 1, params);
-    bool applied = PQntuples(r) > 0;
-    PQclear(r);
+    bool applied = PQntuples(res) > 0;
+    PQclear(res);
     return applied;
 }
 
@@ -90,10 +90,10 @@ static void apply(db *c, const char *dir, const char *name)
     sql_begin(c, what, DB_READ_COMMITTED);
     /* The file is trusted SQL of this repository, possibly many statements: the simple
      * query protocol runs them all inside the transaction. */
-    PGresult *r = PQexec(db_conn(c), sql);
-    if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK)
-        fail("%s: %s", what, PQresultErrorMessage(r));
-    PQclear(r);
+    PGresult *res = PQexec(db_conn(c), sql);
+    if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK)
+        fail("%s: %s", what, PQresultErrorMessage(res));
+    PQclear(res);
     free(sql);
     const char *params[] = {name};
     sql_do(c, what, "INSERT INTO schema_migrations (name, applied_at) VALUES ($1, now())", 1,

@@ -20,23 +20,23 @@ int cmd_refund(int argc, char **argv)
     db *c = admin_connect(0, &cfg);
     sql_begin(c, "refund", DB_READ_COMMITTED);
     const char *params[] = {order};
-    PGresult *r =
+    PGresult *res =
         sql_run(c, "refund", "SELECT status FROM orders WHERE id = $1 FOR UPDATE", 1, params);
-    if (PQntuples(r) == 0)
+    if (PQntuples(res) == 0)
         fail("refund: no such order %s", order);
-    if (strcmp(PQgetvalue(r, 0, 0), "paid") != 0)
-        fail("refund: order %s is %s, not paid", order, PQgetvalue(r, 0, 0));
-    PQclear(r);
+    if (strcmp(PQgetvalue(res, 0, 0), "paid") != 0)
+        fail("refund: order %s is %s, not paid", order, PQgetvalue(res, 0, 0));
+    PQclear(res);
     sql_do(c, "refund", "UPDATE orders SET status = 'refunded', refunded_at = now() WHERE id = $1",
            1, params);
-    r = sql_run(c, "refund",
-                "UPDATE download_tokens SET revoked_at = now() WHERE revoked_at IS NULL"
-                " AND download_id IN (SELECT id FROM downloads WHERE order_id = $1)",
-                1, params);
-    const char *revoked = PQcmdTuples(r);
+    res = sql_run(c, "refund",
+                  "UPDATE download_tokens SET revoked_at = now() WHERE revoked_at IS NULL"
+                  " AND download_id IN (SELECT id FROM downloads WHERE order_id = $1)",
+                  1, params);
+    const char *revoked = PQcmdTuples(res);
     sql_commit(c, "refund");
     printf("refunded %s (%s links revoked)\n", order, revoked);
-    PQclear(r);
+    PQclear(res);
     db_close(c);
     return 0;
 }

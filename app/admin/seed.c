@@ -41,9 +41,9 @@ static bool has_seeded(db *c, const seed_plan *plan, const char *table, const ch
              "SELECT 1 FROM %s WHERE id BETWEEN $1 AND $2 AND id ~ $3 AND mode = $4 LIMIT 1",
              table);
     const char *params[] = {lo, hi, pattern, plan->mode};
-    PGresult *r = sql_run(c, "seed", sql, 4, params);
-    bool found = PQntuples(r) > 0;
-    PQclear(r);
+    PGresult *res = sql_run(c, "seed", sql, 4, params);
+    bool found = PQntuples(res) > 0;
+    PQclear(res);
     return found;
 }
 

@@ -152,19 +152,19 @@ seed_rng seed_rng_for(uint64_t seed, uint64_t kind, uint64_t number)
     uint64_t s = seed;
     uint64_t a = splitmix(&s) ^ (kind * 0xD1B54A32D192ED03ULL);
     uint64_t b = splitmix(&a) ^ number;
-    seed_rng r = {splitmix(&b)};
-    return r;
+    seed_rng rng = {splitmix(&b)};
+    return rng;
 }
 
-uint64_t seed_next(seed_rng *r)
+uint64_t seed_next(seed_rng *rng)
 {
-    return splitmix(&r->state);
+    return splitmix(&rng->state);
 }
 
-uint32_t seed_below(seed_rng *r, uint32_t n)
+uint32_t seed_below(seed_rng *rng, uint32_t n)
 {
     /* Multiply-shift: no modulo bias worth mentioning for these small n. */
-    return (uint32_t)(((seed_next(r) >> 32) * (uint64_t)n) >> 32);
+    return (uint32_t)(((seed_next(rng) >> 32) * (uint64_t)n) >> 32);
 }
 
 #define PICK(r, list) (list)[seed_below((r), (uint32_t)COUNT(list))]
@@ -209,13 +209,13 @@ void seed_make_seller(long number, seed_seller *s)
     s->created = SEED_ANCHOR - SEED_SPAN - 86400L * (number % 365);
 }
 
-static void make_prices(seed_rng *r, seed_product *p)
+static void make_prices(seed_rng *rng, seed_product *p)
 {
     static const int64_t cents[] = {500, 900, 1200, 1500, 1900, 2400, 2900, 3900, 4900, 7900};
     static const int64_t yen[] = {500, 800, 1200, 1800, 2400, 3600, 4800, 6000};
     static const int factor[SEED_MAX_TIERS] = {1, 3, 10};
-    int64_t base = p->exponent == 0 ? PICK(r, yen) : PICK(r, cents);
-    bool ninety_nine = p->exponent != 0 && seed_below(r, 2) == 0;
+    int64_t base = p->exponent == 0 ? PICK(rng, yen) : PICK(rng, cents);
+    bool ninety_nine = p->exponent != 0 && seed_below(rng, 2) == 0;
     for (int t = 0; t < p->ntiers && t < SEED_MAX_TIERS; t++)
         p->price[t] = base * factor[t] - (ninety_nine ? 1 : 0);
 }
@@ -230,59 +230,59 @@ static void slugify(const char *title, char *out, size_t outsz)
 
 /* Short on purpose: the stored tsvector of every product is computed at insert time and
  * is the largest single cost of a million-row seed, so every word counts. */
-static void make_text(seed_rng *r, seed_product *p, const category *cat)
+static void make_text(seed_rng *rng, seed_product *p, const category *cat)
 {
-    const char *adjective = PICK(r, adjectives);
-    const char *theme = PICK(r, themes);
-    const char *noun = PICK(r, cat->nouns);
+    const char *adjective = PICK(rng, adjectives);
+    const char *theme = PICK(rng, themes);
+    const char *noun = PICK(rng, cat->nouns);
     snprintf(p->title, sizeof p->title, "%s %s %s", adjective, theme, noun);
-    const char *feature = PICK(r, cat->features);
+    const char *feature = PICK(rng, cat->features);
     char mood[24];
-    slugify(PICK(r, adjectives), mood, sizeof mood);
+    slugify(PICK(rng, adjectives), mood, sizeof mood);
     mood[0] = (char)toupper((unsigned char)mood[0]);
     snprintf(p->description, sizeof p->description, "%s and %s, %s. Includes %s.", mood,
-             PICK(r, styles), cat->use, feature);
+             PICK(rng, styles), cat->use, feature);
 }
 
 /* Products are numbered in the order they were listed: product n of N falls in the n-th
  * slice of the two years. Besides being plausible, this makes the created_at indexes grow
  * at their right edge during the seed instead of being written all over. */
-static long creation_time(seed_rng *r, long number, long nproducts)
+static long creation_time(seed_rng *rng, long number, long nproducts)
 {
     long slice = SEED_SPAN / nproducts > 1 ? SEED_SPAN / nproducts : 1;
     long start = SEED_ANCHOR - SEED_SPAN + (number - 1) * SEED_SPAN / nproducts;
-    long t = start + (long)(seed_next(r) % (uint64_t)slice);
+    long t = start + (long)(seed_next(rng) % (uint64_t)slice);
     return t < SEED_ANCHOR ? t : SEED_ANCHOR - 1;
 }
 
 void seed_make_product(uint64_t seed, char mode_letter, long number, long nproducts, long nsellers,
                        seed_product *p)
 {
-    seed_rng r = seed_rng_for(seed, (uint64_t)mode_letter, (uint64_t)number);
+    seed_rng rng = seed_rng_for(seed, (uint64_t)mode_letter, (uint64_t)number);
     snprintf(p->id, sizeof p->id, "prod_%c%07ld", mode_letter, number);
-    p->seller = 1 + (long)seed_below(&r, (uint32_t)nsellers);
+    p->seller = 1 + (long)seed_below(&rng, (uint32_t)nsellers);
     /* The handle alone: the rest of the seller would be formatted for nothing, three
      * times per product in a seed. */
     seller_handle(p->seller, p->seller_handle, sizeof p->seller_handle);
-    const category *cat = &PICK(&r, categories);
+    const category *cat = &PICK(&rng, categories);
     p->category = cat->slug;
-    make_text(&r, p, cat);
+    make_text(&rng, p, cat);
 
-    uint32_t money = seed_below(&r, 100);
+    uint32_t money = seed_below(&rng, 100);
     p->currency = money < 80 ? "USD" : money < 95 ? "EUR" : "JPY";
     p->exponent = money < 95 ? 2 : 0;
-    uint32_t status = seed_below(&r, 100);
+    uint32_t status = seed_below(&rng, 100);
     p->status = status < 90 ? "published" : status < 96 ? "draft" : "archived";
-    p->created = creation_time(&r, number, nproducts);
-    long edited = (long)seed_below(&r, 60 * 86400);
+    p->created = creation_time(&rng, number, nproducts);
+    long edited = (long)seed_below(&rng, 60 * 86400);
     p->updated = p->created + edited < SEED_ANCHOR ? p->created + edited : SEED_ANCHOR;
-    p->ntiers = 1 + (int)seed_below(&r, SEED_MAX_TIERS);
-    make_prices(&r, p);
+    p->ntiers = 1 + (int)seed_below(&rng, SEED_MAX_TIERS);
+    make_prices(&rng, p);
 
     char slug[sizeof p->title];
     slugify(p->title, slug, sizeof slug);
     snprintf(p->filename, sizeof p->filename, "%s.zip", slug);
-    p->size_bytes = 2048 + (long)seed_below(&r, 6144);
+    p->size_bytes = 2048 + (long)seed_below(&rng, 6144);
 }
 
 static bool purchasable(const seed_product *p, const char *currency)
@@ -292,11 +292,11 @@ static bool purchasable(const seed_product *p, const char *currency)
 }
 
 /* A random published product (of the currency, when given); 0 if draws keep failing. */
-static long draw_product(seed_rng *r, uint64_t seed, char mode_letter, long nproducts,
+static long draw_product(seed_rng *rng, uint64_t seed, char mode_letter, long nproducts,
                          long nsellers, const char *currency, seed_product *p)
 {
     for (int attempt = 0; attempt < 16; attempt++) {
-        long number = 1 + (long)(seed_next(r) % (uint64_t)nproducts);
+        long number = 1 + (long)(seed_next(rng) % (uint64_t)nproducts);
         seed_make_product(seed, mode_letter, number, nproducts, nsellers, p);
         if (purchasable(p, currency))
             return number;
@@ -308,28 +308,28 @@ void seed_make_order(uint64_t seed, char mode_letter, long number, long nproduct
                      long nbuyers, seed_order *o)
 {
     /* Stream kind 256 + mode letter keeps order streams apart from product streams. */
-    seed_rng r = seed_rng_for(seed, 256u + (uint64_t)mode_letter, (uint64_t)number);
+    seed_rng rng = seed_rng_for(seed, 256u + (uint64_t)mode_letter, (uint64_t)number);
     snprintf(o->id, sizeof o->id, "ord_%c%07ld", mode_letter, number);
-    o->buyer = 1 + (long)seed_below(&r, (uint32_t)nbuyers);
-    o->refunded = seed_below(&r, 100) < 8;
+    o->buyer = 1 + (long)seed_below(&rng, (uint32_t)nbuyers);
+    o->refunded = seed_below(&rng, 100) < 8;
     o->nitems = 0;
     o->currency = NULL;
     long newest = SEED_ANCHOR - SEED_SPAN;
-    int wanted = 1 + (int)seed_below(&r, SEED_MAX_ITEMS);
+    int wanted = 1 + (int)seed_below(&rng, SEED_MAX_ITEMS);
     seed_product p;
     for (int i = 0; i < wanted; i++) {
-        long product = draw_product(&r, seed, mode_letter, nproducts, nsellers, o->currency, &p);
+        long product = draw_product(&rng, seed, mode_letter, nproducts, nsellers, o->currency, &p);
         if (product == 0 || (i > 0 && product == o->items[0].product))
             continue;
         o->items[o->nitems].product = product;
-        o->items[o->nitems].tier = (int)seed_below(&r, (uint32_t)p.ntiers);
+        o->items[o->nitems].tier = (int)seed_below(&rng, (uint32_t)p.ntiers);
         o->nitems++;
         o->currency = p.currency;
         if (p.created > newest)
             newest = p.created;
     }
     /* Bought after the newest of its products was listed, before the anchor. */
-    o->created = newest + (long)(seed_next(&r) % (uint64_t)(SEED_ANCHOR - newest));
+    o->created = newest + (long)(seed_next(&rng) % (uint64_t)(SEED_ANCHOR - newest));
 }
 
 void seed_file_content(const seed_product *p, buf *out)

@@ -66,11 +66,11 @@ static void rebuild_start(db *c, const char *definition)
 /* Waits for the rebuild started on c, then forgets its definition. */
 static void rebuild_finish(db *c, const char *name)
 {
-    PGresult *r;
-    while ((r = PQgetResult(db_conn(c))) != NULL) {
-        if (PQresultStatus(r) != PGRES_COMMAND_OK)
-            fail("seed: rebuilding index %s: %s", name, PQresultErrorMessage(r));
-        PQclear(r);
+    PGresult *res;
+    while ((res = PQgetResult(db_conn(c))) != NULL) {
+        if (PQresultStatus(res) != PGRES_COMMAND_OK)
+            fail("seed: rebuilding index %s: %s", name, PQresultErrorMessage(res));
+        PQclear(res);
     }
     const char *params[] = {name};
     sql_do(c, "seed", "DELETE FROM seed_deferred_indexes WHERE name = $1", 1, params);

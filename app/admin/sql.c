@@ -21,18 +21,18 @@ db *admin_connect(int needs, market_config *cfg)
     return c;
 }
 
-static const char *primary_message(db *c, const PGresult *r)
+static const char *primary_message(db *c, const PGresult *res)
 {
-    const char *m = r != NULL ? PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    const char *m = res != NULL ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
     return m != NULL ? m : db_error(c);
 }
 
-static PGresult *checked(db *c, const char *what, PGresult *r)
+static PGresult *checked(db *c, const char *what, PGresult *res)
 {
-    ExecStatusType st = r != NULL ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+    ExecStatusType st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
     if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK)
-        fail("%s: %s", what, primary_message(c, r));
-    return r;
+        fail("%s: %s", what, primary_message(c, res));
+    return res;
 }
 
 PGresult *sql_run(db *c, const char *what, const char *sql, int nparams, const char *const *params)
@@ -74,10 +74,10 @@ void copy_begin(copy_stream *cs, db *c, const char *what, const char *sql)
     cs->rows = 0;
     cs->first_field = true;
     buf_init(&cs->data, COPY_CHUNK + 4096);
-    PGresult *r = PQexec(db_conn(c), sql);
-    if (PQresultStatus(r) != PGRES_COPY_IN)
-        fail("%s: %s", what, primary_message(c, r));
-    PQclear(r);
+    PGresult *res = PQexec(db_conn(c), sql);
+    if (PQresultStatus(res) != PGRES_COPY_IN)
+        fail("%s: %s", what, primary_message(c, res));
+    PQclear(res);
 }
 
 static void copy_flush(copy_stream *cs)
@@ -137,19 +137,19 @@ void copy_end(copy_stream *cs)
     buf_free(&cs->data);
     if (PQputCopyEnd(db_conn(cs->conn), NULL) != 1)
         fail("%s: %s", cs->what, db_error(cs->conn));
-    PGresult *r;
-    while ((r = PQgetResult(db_conn(cs->conn))) != NULL) {
-        if (PQresultStatus(r) != PGRES_COMMAND_OK)
-            fail("%s: %s", cs->what, primary_message(cs->conn, r));
-        PQclear(r);
+    PGresult *res;
+    while ((res = PQgetResult(db_conn(cs->conn))) != NULL) {
+        if (PQresultStatus(res) != PGRES_COMMAND_OK)
+            fail("%s: %s", cs->what, primary_message(cs->conn, res));
+        PQclear(res);
     }
 }
 
-void print_rows(const PGresult *r)
+void print_rows(const PGresult *res)
 {
-    for (int i = 0; i < PQntuples(r); i++) {
-        for (int col = 0; col < PQnfields(r); col++)
-            printf("%s%s", col > 0 ? "\t" : "", PQgetvalue(r, i, col));
+    for (int i = 0; i < PQntuples(res); i++) {
+        for (int col = 0; col < PQnfields(res); col++)
+            printf("%s%s", col > 0 ? "\t" : "", PQgetvalue(res, i, col));
         putchar('\n');
     }
 }

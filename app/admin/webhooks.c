@@ -12,12 +12,12 @@
 static int currency_exponent(db *c, const char *currency)
 {
     const char *params[] = {currency};
-    PGresult *r =
+    PGresult *res =
         sql_run(c, "payout", "SELECT exponent FROM currencies WHERE code = $1", 1, params);
-    if (PQntuples(r) == 0)
+    if (PQntuples(res) == 0)
         fail("payout: unknown currency %s", currency);
-    int exponent = (int)strtol(PQgetvalue(r, 0, 0), NULL, 10);
-    PQclear(r);
+    int exponent = (int)strtol(PQgetvalue(res, 0, 0), NULL, 10);
+    PQclear(res);
     return exponent;
 }
 
@@ -42,10 +42,10 @@ int cmd_payout(int argc, char **argv)
     if (!money_parse(amount, exponent, &minor) || minor <= 0)
         fail("payout: --amount must be a positive number with at most %d decimals", exponent);
     const char *find[] = {seller};
-    PGresult *r = sql_run(c, "payout", "SELECT 1 FROM sellers WHERE id = $1", 1, find);
-    if (PQntuples(r) == 0)
+    PGresult *res = sql_run(c, "payout", "SELECT 1 FROM sellers WHERE id = $1", 1, find);
+    if (PQntuples(res) == 0)
         fail("payout: no such seller %s", seller);
-    PQclear(r);
+    PQclear(res);
 
     char id[40], minor_text[24];
     ids_random(id, sizeof id, "po_");
@@ -69,15 +69,15 @@ int cmd_deliveries(int argc, char **argv)
     market_config cfg;
     db *c = admin_connect(0, &cfg);
     const char *params[] = {only_failed};
-    PGresult *r = sql_run(c, "deliveries",
-                          "SELECT e.id, e.type, d.subscription_id, d.status, d.attempts,"
-                          " coalesce(d.last_status::text, '-')"
-                          " FROM webhook_deliveries d JOIN events e ON e.id = d.event_id"
-                          " WHERE NOT $1::boolean OR d.status = 'failed'"
-                          " ORDER BY d.created_at, d.id",
-                          1, params);
-    print_rows(r);
-    PQclear(r);
+    PGresult *res = sql_run(c, "deliveries",
+                            "SELECT e.id, e.type, d.subscription_id, d.status, d.attempts,"
+                            " coalesce(d.last_status::text, '-')"
+                            " FROM webhook_deliveries d JOIN events e ON e.id = d.event_id"
+                            " WHERE NOT $1::boolean OR d.status = 'failed'"
+                            " ORDER BY d.created_at, d.id",
+                            1, params);
+    print_rows(res);
+    PQclear(res);
     db_close(c);
     return 0;
 }
@@ -97,20 +97,20 @@ int cmd_redeliver(int argc, char **argv)
     db *c = admin_connect(0, &cfg);
     sql_begin(c, "redeliver", DB_READ_COMMITTED);
     const char *params[] = {event};
-    PGresult *r = sql_run(c, "redeliver", "SELECT 1 FROM events WHERE id = $1", 1, params);
-    if (PQntuples(r) == 0)
+    PGresult *res = sql_run(c, "redeliver", "SELECT 1 FROM events WHERE id = $1", 1, params);
+    if (PQntuples(res) == 0)
         fail("redeliver: no such event %s", event);
-    PQclear(r);
-    r = sql_run(c, "redeliver",
-                "UPDATE webhook_deliveries SET status = 'pending', attempts = 0,"
-                " next_attempt_at = now(), lease_until = NULL, leased_by = NULL,"
-                " delivered_at = NULL WHERE event_id = $1",
-                1, params);
+    PQclear(res);
+    res = sql_run(c, "redeliver",
+                  "UPDATE webhook_deliveries SET status = 'pending', attempts = 0,"
+                  " next_attempt_at = now(), lease_until = NULL, leased_by = NULL,"
+                  " delivered_at = NULL WHERE event_id = $1",
+                  1, params);
     /* Delivered at commit: drainers listening wake up and find the rows due. */
     sql_do(c, "redeliver", "NOTIFY market_webhooks", 0, NULL);
     sql_commit(c, "redeliver");
-    printf("redelivering %s (%s deliveries)\n", event, PQcmdTuples(r));
-    PQclear(r);
+    printf("redelivering %s (%s deliveries)\n", event, PQcmdTuples(res));
+    PQclear(res);
     db_close(c);
     return 0;
 }
