@@ -155,16 +155,24 @@ int main(int argc, char **argv)
     char worker[200];
     worker_name(worker, sizeof worker);
 
+    /* A lookup may take the attempt's whole time (the request then has none left). */
+    resolver *dns = resolver_create(cfg.webhook_timeout * 1000, NULL, err, sizeof err);
+    if (dns == NULL) {
+        fprintf(stderr, "market-webhookd: %s\n", err);
+        return 1;
+    }
+    char servers[256];
+    resolver_servers(dns, servers, sizeof servers);
     store *db = store_open(cfg.db, worker, DRAINER_LEASE_SECONDS);
-    sender *http =
-        sender_create(concurrency, cfg.webhook_timeout, cfg.webhook_ca_file ? ca.path : NULL);
-    log_info("started as %s: %d in flight at most, timeout %lds, %d retries%s", worker, concurrency,
-             cfg.webhook_timeout, cfg.webhook_retry_count,
-             cfg.webhook_allow_private ? ", private receivers allowed" : "");
-    drainer_setup setup = {&cfg, secret_key, db, http, concurrency, signal_pipe[0]};
+    sender *http = sender_create(concurrency, cfg.webhook_ca_file ? ca.path : NULL);
+    log_info("started as %s: %d in flight at most, timeout %lds, %d retries%s; DNS servers %s",
+             worker, concurrency, cfg.webhook_timeout, cfg.webhook_retry_count,
+             cfg.webhook_allow_private ? ", private receivers allowed" : "", servers);
+    drainer_setup setup = {&cfg, secret_key, db, http, dns, concurrency, signal_pipe[0]};
     drainer_run(&setup);
 
     sender_destroy(http);
+    resolver_destroy(dns);
     store_close(db);
     explicit_bzero(secret_key, sizeof secret_key);
     cabundle_close(&ca);
