@@ -144,6 +144,8 @@ netcheck_status netcheck_host(const char *host, bool allow_private, netcheck_res
     size_t n = 0;
     for (const struct addrinfo *ai = list; ai != NULL; ai = ai->ai_next)
         n++;
+    /* An array of pointers: sizeof *addrs is a pointer's size, as meant.
+     * NOLINTNEXTLINE(bugprone-sizeof-expression) */
     const struct sockaddr **addrs = xcalloc(n, sizeof *addrs);
     n = 0;
     for (const struct addrinfo *ai = list; ai != NULL; ai = ai->ai_next)

@@ -116,6 +116,11 @@ static const char help_description[] =
     "nothing (its lease runs out and another drainer retries). It wakes on the\n"
     "database's notifications, with a one-second poll as the fallback.\n"
     "\n"
+    "Receivers' host names are resolved at every attempt with c-ares (/etc/resolv.conf,\n"
+    "read at start, and /etc/hosts) inside the same event loop, so a slow DNS answer\n"
+    "delays only the deliveries to that name; a lookup may take the attempt's time\n"
+    "(MARKET_WEBHOOK_TIMEOUT), after which the attempt fails and is retried.\n"
+    "\n"
     "SIGTERM or SIGINT stops it once the requests in flight have finished and been\n"
     "recorded, with exit status 0. It logs one line per event on standard error.\n";
 static const char help_environment[] =

@@ -85,6 +85,8 @@ static void keep_answer(lookup *l, struct ares_addrinfo *res)
     size_t n = 0;
     for (const struct ares_addrinfo_node *node = res->nodes; node != NULL; node = node->ai_next)
         n++;
+    /* An array of pointers: sizeof *l->addrs is a pointer's size, as meant.
+     * NOLINTNEXTLINE(bugprone-sizeof-expression) */
     l->addrs = xcalloc(n, sizeof *l->addrs);
     for (const struct ares_addrinfo_node *node = res->nodes; node != NULL; node = node->ai_next)
         l->addrs[l->naddrs++] = node->ai_addr;
@@ -146,9 +148,9 @@ resolver *resolver_create(long deadline_ms, const char *servers, char *err, size
 void resolver_servers(const resolver *r, char *out, size_t outlen)
 {
     struct ares_addr_port_node *list = NULL;
-    size_t used = 0;
     out[0] = '\0';
     if (ares_get_servers_ports(r->channel, &list) == ARES_SUCCESS) {
+        size_t used = 0;
         for (const struct ares_addr_port_node *s = list; s != NULL && used < outlen; s = s->next) {
             char text[INET6_ADDRSTRLEN] = "?";
             inet_ntop(s->family, &s->addr, text, sizeof text);
