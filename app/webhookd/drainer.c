@@ -49,6 +49,7 @@ typedef struct {
     struct curl_waitfd *waitfds;           /* what the last wait waited on */
     unsigned capwait;
     unsigned dns_first, dns_count; /* the resolver's part of waitfds */
+    int dns_reloads;               /* resolver_reloads already logged */
 } drainer;
 
 static long long mono_ms(void)
@@ -172,6 +173,19 @@ static void continue_resolved(drainer *dr)
         else
             send_job(dr, slot);
     }
+}
+
+/* Says when the resolver read a changed /etc/resolv.conf (at a lookup's start), and
+ * which servers it uses now. */
+static void log_dns_reload(drainer *dr)
+{
+    int reloads = resolver_reloads(dr->setup->dns);
+    if (reloads == dr->dns_reloads)
+        return;
+    dr->dns_reloads = reloads;
+    char servers[256];
+    resolver_servers(dr->setup->dns, servers, sizeof servers);
+    log_info("%s changed: read again, DNS servers %s", RESOLVER_CONF, servers);
 }
 
 /* Claims as many due deliveries as there are free slots and starts them. */
@@ -407,6 +421,7 @@ void drainer_run(const drainer_setup *setup)
         }
         if (db_up && !dr.stopping && dr.free_slots > 0 && claim_due(&dr)) {
             claim_and_start(&dr);
+            log_dns_reload(&dr);
             continue_resolved(&dr); /* names found in /etc/hosts are answered at once */
             collect_finished(&dr);
         }

@@ -117,9 +117,10 @@ static const char help_description[] =
     "database's notifications, with a one-second poll as the fallback.\n"
     "\n"
     "Receivers' host names are resolved at every attempt with c-ares (/etc/resolv.conf,\n"
-    "read at start, and /etc/hosts) inside the same event loop, so a slow DNS answer\n"
-    "delays only the deliveries to that name; a lookup may take the attempt's time\n"
-    "(MARKET_WEBHOOK_TIMEOUT), after which the attempt fails and is retried.\n"
+    "read again whenever it changes, and /etc/hosts) inside the same event loop, so a\n"
+    "slow DNS answer delays only the deliveries to that name; a lookup may take the\n"
+    "attempt's time (MARKET_WEBHOOK_TIMEOUT), after which the attempt fails and is\n"
+    "retried.\n"
     "\n"
     "SIGTERM or SIGINT stops it once the requests in flight have finished and been\n"
     "recorded, with exit status 0. It logs one line per event on standard error.\n";
@@ -161,7 +162,8 @@ int main(int argc, char **argv)
     worker_name(worker, sizeof worker);
 
     /* A lookup may take the attempt's whole time (the request then has none left). */
-    resolver *dns = resolver_create(cfg.webhook_timeout * 1000, NULL, err, sizeof err);
+    resolver *dns =
+        resolver_create(cfg.webhook_timeout * 1000, RESOLVER_CONF, NULL, err, sizeof err);
     if (dns == NULL) {
         fprintf(stderr, "market-webhookd: %s\n", err);
         return 1;

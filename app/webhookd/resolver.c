@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "mem.h"
@@ -35,9 +36,24 @@ typedef struct {
     bool readable, writable; /* what c-ares waits for on it */
 } watched;
 
+/* Which version of the resolver configuration the channel read: a rewrite (DHCP,
+ * resolvconf) changes the inode, the size or the time. */
+typedef struct {
+    bool exists;
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+} file_id;
+
 struct resolver {
     ares_channel channel;
     long deadline_ms;
+    char *conf_path; /* the file whose change makes the channel be made again */
+    char *servers;   /* fixed servers (tests), set again on every new channel; or NULL */
+    file_id conf;    /* the version the channel read */
+    bool reload;     /* it changed: a new channel once no query runs */
+    int reloads;
     lookup *lookups;
     watched *socks;
     size_t nsocks, capsocks;
@@ -117,7 +133,50 @@ static void on_answer(void *arg, int status, int timeouts, struct ares_addrinfo 
     resolver_describe(status == ARES_SUCCESS ? ARES_ENODATA : status, l->error, sizeof l->error);
 }
 
-resolver *resolver_create(long deadline_ms, const char *servers, char *err, size_t errlen)
+static file_id identify(const char *path)
+{
+    file_id id;
+    memset(&id, 0, sizeof id);
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return id;
+    id.exists = true;
+    id.dev = st.st_dev;
+    id.ino = st.st_ino;
+    id.size = st.st_size;
+    id.mtime = st.st_mtim;
+    return id;
+}
+
+static bool same_file(const file_id *a, const file_id *b)
+{
+    return a->exists == b->exists && a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+           a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec;
+}
+
+/* A channel as conf_path (and RES_OPTIONS, LOCALDOMAIN) say, reporting its sockets to
+ * r; ARES_SUCCESS or the reason it could not be made. */
+static int open_channel(resolver *r, ares_channel *out)
+{
+    struct ares_options o;
+    memset(&o, 0, sizeof o);
+    o.sock_state_cb = on_socket_state;
+    o.sock_state_cb_data = r;
+    o.resolvconf_path = r->conf_path;
+    *out = NULL;
+    r->conf = identify(r->conf_path); /* before reading: a change meanwhile is seen later */
+    int rc = ares_init_options(out, &o, ARES_OPT_SOCK_STATE_CB | ARES_OPT_RESOLVCONF);
+    if (rc == ARES_SUCCESS && r->servers != NULL)
+        rc = ares_set_servers_ports_csv(*out, r->servers);
+    if (rc != ARES_SUCCESS && *out != NULL) {
+        ares_destroy(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+resolver *resolver_create(long deadline_ms, const char *conf_path, const char *servers, char *err,
+                          size_t errlen)
 {
     int rc = ares_library_init(ARES_LIB_INIT_ALL);
     if (rc != ARES_SUCCESS) {
@@ -126,23 +185,44 @@ resolver *resolver_create(long deadline_ms, const char *servers, char *err, size
     }
     resolver *r = xcalloc(1, sizeof *r);
     r->deadline_ms = deadline_ms;
-    struct ares_options o;
-    memset(&o, 0, sizeof o);
-    o.sock_state_cb = on_socket_state;
-    o.sock_state_cb_data = r;
-    /* Everything else as /etc/resolv.conf (and RES_OPTIONS, LOCALDOMAIN) say. */
-    rc = ares_init_options(&r->channel, &o, ARES_OPT_SOCK_STATE_CB);
-    if (rc == ARES_SUCCESS && servers != NULL)
-        rc = ares_set_servers_ports_csv(r->channel, servers);
+    r->conf_path = xstrdup(conf_path);
+    r->servers = servers != NULL ? xstrdup(servers) : NULL;
+    rc = open_channel(r, &r->channel);
     if (rc == ARES_SUCCESS)
         return r;
-    snprintf(err, errlen, "cannot start the resolver (c-ares, /etc/resolv.conf): %s",
+    snprintf(err, errlen, "cannot start the resolver (c-ares, %s): %s", conf_path,
              ares_strerror(rc));
-    if (r->channel != NULL)
-        ares_destroy(r->channel);
+    free(r->servers);
+    free(r->conf_path);
     free(r);
     ares_library_cleanup();
     return NULL;
+}
+
+/* c-ares 1.18 reads the configuration once, when a channel is made; the system resolver
+ * notices a rewritten /etc/resolv.conf (DHCP, resolvconf). So a change is looked for at
+ * every new lookup (one stat), and the channel is made again as soon as no query runs
+ * on the old one (at once, mostly: lookups take milliseconds). A new channel that cannot
+ * be made leaves the old one in use until the file changes again. */
+static void follow_configuration(resolver *r)
+{
+    file_id now = identify(r->conf_path);
+    if (!same_file(&now, &r->conf))
+        r->reload = true;
+    if (!r->reload || resolver_queries(r) > 0)
+        return;
+    r->reload = false;
+    ares_channel fresh;
+    if (open_channel(r, &fresh) != ARES_SUCCESS)
+        return;
+    ares_destroy(r->channel); /* no query runs on it: no callback, its sockets closed */
+    r->channel = fresh;
+    r->reloads++;
+}
+
+int resolver_reloads(const resolver *r)
+{
+    return r->reloads;
 }
 
 void resolver_servers(const resolver *r, char *out, size_t outlen)
@@ -186,6 +266,8 @@ void resolver_destroy(resolver *r)
         lookup_free(l);
     }
     free(r->socks);
+    free(r->servers);
+    free(r->conf_path);
     free(r);
     ares_library_cleanup();
 }
@@ -207,6 +289,7 @@ void resolver_lookup(resolver *r, const char *host, int slot)
             return;
         }
     }
+    follow_configuration(r);
     lookup *l = xcalloc(1, sizeof *l);
     l->host = xstrdup(host);
     l->deadline_ms = mono_ms() + r->deadline_ms;

@@ -7,8 +7,9 @@
  * curl_multi_poll), so a slow name delays only the deliveries that wait for it.
  *
  * c-ares reads /etc/resolv.conf (servers, search domains, ndots, timeout and attempts)
- * when the resolver is created, and /etc/hosts at every lookup, as the system resolver
- * does. Deliveries to one host share its lookup while it runs. Each lookup has a
+ * when the resolver is created and again after the file changed (looked for at every new
+ * lookup), and /etc/hosts at every lookup, as the system resolver does. Deliveries to
+ * one host share its lookup while it runs. Each lookup has a
  * deadline: when it has no answer by then its deliveries get RESOLVER_TIMED_OUT (the
  * query is dropped once no other lookup shares c-ares with it). */
 #ifndef MARKET_WEBHOOKD_RESOLVER_H
@@ -20,6 +21,7 @@
 #include <sys/socket.h>
 
 #define RESOLVER_ERROR_MAX 96
+#define RESOLVER_CONF "/etc/resolv.conf"
 
 typedef struct resolver resolver;
 
@@ -36,10 +38,12 @@ typedef struct {
     char error[RESOLVER_ERROR_MAX]; /* why not, for the attempt's record (not OK) */
 } resolver_answer;
 
-/* deadline_ms: how long one lookup may take. servers: NULL for those of /etc/resolv.conf,
- * or "host:port,..." in their place (the unit tests' own server). NULL, with the reason
- * in err, when c-ares cannot start. */
-resolver *resolver_create(long deadline_ms, const char *servers, char *err, size_t errlen);
+/* deadline_ms: how long one lookup may take. conf_path: the resolver configuration to
+ * read (RESOLVER_CONF), and read again when it changes. servers: NULL for those of that file, or
+ * "host:port,..." in their place (the unit tests' own server). NULL, with the reason in
+ * err, when c-ares cannot start. */
+resolver *resolver_create(long deadline_ms, const char *conf_path, const char *servers, char *err,
+                          size_t errlen);
 /* The DNS servers in use, "addr:port, ..." (for the start's log line). */
 void resolver_servers(const resolver *r, char *out, size_t outlen);
 /* Drops the lookups still running; their slots get no answer. */
@@ -67,6 +71,9 @@ void resolver_process(resolver *r, const struct curl_waitfd *fds, unsigned n);
 /* The finished lookups, one waiting slot at a time: true with *slot and *out filled
  * (out->addrs valid until the next call), until false. */
 bool resolver_next_done(resolver *r, int *slot, resolver_answer *out);
+
+/* How many times the configuration was read again after conf_path changed. */
+int resolver_reloads(const resolver *r);
 
 /* Lookups that deliveries still wait for. */
 int resolver_waiting(const resolver *r);

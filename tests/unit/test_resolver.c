@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -29,6 +30,7 @@ typedef struct {
 static dns_server srv;
 static resolver *res;
 static char err[256];
+static char conf_path[64]; /* the resolv.conf of the test */
 
 typedef struct {
     bool done;
@@ -204,14 +206,28 @@ static void start_resolver(long deadline_ms, int port)
 {
     char servers[64];
     snprintf(servers, sizeof servers, "127.0.0.1:%d", port);
-    res = resolver_create(deadline_ms, servers, err, sizeof err);
+    res = resolver_create(deadline_ms, conf_path, servers, err, sizeof err);
     ck_assert_msg(res != NULL, "%s", err);
     memset(results, 0, sizeof results);
     t0 = now_ms();
 }
 
+/* Rewrites the test's resolv.conf (the servers come from resolver_create's argument). */
+static void write_conf(const char *text)
+{
+    FILE *f = fopen(conf_path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
 static void setup(void)
 {
+    snprintf(conf_path, sizeof conf_path, "/tmp/market-unit-resolv.XXXXXX");
+    int fd = mkstemp(conf_path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    write_conf("nameserver 127.0.0.1\noptions ndots:1\n");
     start_server();
     start_resolver(2000, srv.port);
 }
@@ -221,6 +237,7 @@ static void teardown(void)
     resolver_destroy(res);
     res = NULL;
     close(srv.fd);
+    unlink(conf_path);
 }
 
 START_TEST(deliveries_to_one_host_share_a_lookup)
@@ -348,6 +365,40 @@ START_TEST(hosts_file_answers_without_a_query)
 }
 END_TEST
 
+START_TEST(a_changed_configuration_is_read_again)
+{
+    resolver_destroy(res);
+    start_resolver(300, srv.port);
+    resolver_lookup(res, "fast.test", 0);
+    run_until_done(1, 2000);
+    ck_assert_int_eq(results[0].status, RESOLVER_OK);
+    ck_assert_int_eq(resolver_reloads(res), 0);
+    /* Rewritten while a query runs: read again only once it ended. */
+    resolver_lookup(res, "hang.test", 1);
+    write_conf("nameserver 127.0.0.1\nsearch corp.test\noptions ndots:2\n");
+    resolver_lookup(res, "fast.test", 2);
+    ck_assert_int_eq(resolver_reloads(res), 0);
+    run_until_done(3, 3000);
+    ck_assert_int_eq(results[2].status, RESOLVER_OK);
+    ck_assert_int_eq(results[1].status, RESOLVER_TIMED_OUT);
+    ck_assert_int_eq(srv.a_queries[3], 0);
+    /* The next lookup reads it: "fast.test" has fewer dots than ndots, so the search
+     * domain is tried first (NXDOMAIN here), then the name itself. */
+    resolver_lookup(res, "fast.test", 3);
+    run_until_done(4, 2000);
+    printf("resolver: resolv.conf rewritten, read again %d time(s); fast.test.corp.test asked "
+           "%d time(s), fast.test answered: %s\n",
+           resolver_reloads(res), srv.a_queries[3], results[3].first);
+    ck_assert_int_eq(resolver_reloads(res), 1);
+    ck_assert_int_eq(results[3].status, RESOLVER_OK);
+    ck_assert_int_ge(srv.a_queries[3], 1);
+    /* Unchanged since: not read again. */
+    resolver_lookup(res, "fast.test", 4);
+    run_until_done(5, 2000);
+    ck_assert_int_eq(resolver_reloads(res), 1);
+}
+END_TEST
+
 START_TEST(servers_and_descriptions)
 {
     char text[128], want[64];
@@ -376,6 +427,7 @@ Suite *resolver_suite(void)
     tcase_add_test(tc, failures_say_why);
     tcase_add_test(tc, a_refusing_server_is_noticed_at_once);
     tcase_add_test(tc, hosts_file_answers_without_a_query);
+    tcase_add_test(tc, a_changed_configuration_is_read_again);
     tcase_add_test(tc, servers_and_descriptions);
     suite_add_tcase(s, tc);
     return s;
