@@ -28,6 +28,8 @@ PKGS      = libpq json-c libgcrypt
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CPPFLAGS += $(PKG_CFLAGS)
+# c-ares: market-webhookd resolves the receivers' names without blocking its loop.
+CARES_LIBS := $(shell pkg-config --libs libcares 2>/dev/null || echo -lcares)
 
 LIB_SRC      := $(wildcard lib/*.c)
 API_SRC      := $(wildcard app/api/*.c)
@@ -37,7 +39,8 @@ UNIT_SRC     := $(wildcard tests/unit/*.c)
 # The pure parts of the programs, unit tested beside lib/: linked into the unit binary
 # without the programs' main.c. The tests include them as "webhookd/retry.h" and so on.
 UNIT_APP_SRC := app/webhookd/retry.c app/webhookd/duetimes.c app/webhookd/target.c \
-                app/webhookd/cabundle.c app/api/mime.c app/api/links.c app/api/params.c
+                app/webhookd/cabundle.c app/webhookd/resolver.c app/api/mime.c app/api/links.c \
+                app/api/params.c
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
@@ -65,7 +68,7 @@ $(BUILD)/market-api: $(call obj,$(API_SRC)) $(BUILD)/libmarket.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lfcgi $(PKG_LIBS)
 
 $(BUILD)/market-webhookd: $(call obj,$(WEBHOOKD_SRC)) $(BUILD)/libmarket.a
-	$(CC) $(LDFLAGS) -o $@ $^ -lcurl $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ -lcurl $(CARES_LIBS) $(PKG_LIBS)
 
 $(BUILD)/market-admin: $(call obj,$(ADMIN_SRC)) $(BUILD)/libmarket.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
@@ -73,7 +76,7 @@ $(BUILD)/market-admin: $(call obj,$(ADMIN_SRC)) $(BUILD)/libmarket.a
 $(call obj,$(UNIT_SRC)): CPPFLAGS += -Iapp
 
 $(BUILD)/unit-tests: $(call obj,$(UNIT_SRC) $(UNIT_APP_SRC)) $(BUILD)/libmarket.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs check) -lcurl $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs check) -lcurl $(CARES_LIBS) $(PKG_LIBS)
 
 -include $(shell find $(BUILD) -type f -name '*.d' 2>/dev/null)
 

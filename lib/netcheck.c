@@ -3,7 +3,10 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "mem.h"
 
 typedef struct {
     uint32_t net;
@@ -109,6 +112,27 @@ static void remember(netcheck_result *out, const struct sockaddr *sa)
     out->count++;
 }
 
+netcheck_status netcheck_addrs(const struct sockaddr *const *addrs, size_t n, bool allow_private,
+                               netcheck_result *out)
+{
+    memset(out, 0, sizeof *out);
+    netcheck_status status = NETCHECK_OK;
+    for (size_t i = 0; i < n && status == NETCHECK_OK; i++) {
+        const struct sockaddr *sa = addrs[i];
+        if (sa->sa_family != AF_INET && sa->sa_family != AF_INET6)
+            continue;
+        if (!allow_private && !netcheck_addr_public(sa))
+            status = NETCHECK_FORBIDDEN;
+        else
+            remember(out, sa);
+    }
+    if (status == NETCHECK_OK && out->count == 0)
+        status = NETCHECK_UNRESOLVED;
+    if (status != NETCHECK_OK)
+        out->count = 0;
+    return status;
+}
+
 netcheck_status netcheck_host(const char *host, bool allow_private, netcheck_result *out)
 {
     memset(out, 0, sizeof *out);
@@ -117,20 +141,17 @@ netcheck_status netcheck_host(const char *host, bool allow_private, netcheck_res
     hints.ai_socktype = SOCK_STREAM;
     if (host[0] == '\0' || getaddrinfo(host, NULL, &hints, &list) != 0)
         return NETCHECK_UNRESOLVED;
-    netcheck_status status = NETCHECK_OK;
-    for (const struct addrinfo *ai = list; ai != NULL; ai = ai->ai_next) {
-        if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
-            continue;
-        if (!allow_private && !netcheck_addr_public(ai->ai_addr)) {
-            status = NETCHECK_FORBIDDEN;
-            break;
-        }
-        remember(out, ai->ai_addr);
-    }
+    size_t n = 0;
+    for (const struct addrinfo *ai = list; ai != NULL; ai = ai->ai_next)
+        n++;
+    /* An array of pointers: sizeof *addrs is a pointer's size, as meant.
+     * NOLINTNEXTLINE(bugprone-sizeof-expression) */
+    const struct sockaddr **addrs = xcalloc(n, sizeof *addrs);
+    n = 0;
+    for (const struct addrinfo *ai = list; ai != NULL; ai = ai->ai_next)
+        addrs[n++] = ai->ai_addr;
+    netcheck_status status = netcheck_addrs(addrs, n, allow_private, out);
+    free(addrs);
     freeaddrinfo(list);
-    if (status == NETCHECK_OK && out->count == 0)
-        status = NETCHECK_UNRESOLVED;
-    if (status != NETCHECK_OK)
-        out->count = 0;
     return status;
 }

@@ -37,12 +37,19 @@ typedef struct {
     int families[NETCHECK_MAX_ADDRS];                 /* AF_INET or AF_INET6 */
 } netcheck_result;
 
-/* Resolves host (a name or a numeric address, IPv6 without brackets) and checks every
- * address it resolves to: one non-public address refuses the host, because a client
- * could otherwise hide a private address among public ones. allow_private
- * (MARKET_WEBHOOK_ALLOW_PRIVATE=1) skips the address check but still resolves. On
- * NETCHECK_OK, out holds the first addresses in the resolver's preference order, the ones
- * to connect to. Blocks for as long as the system resolver takes. */
+/* Checks every address of one resolver's answer (addrs[0..n), in its preference order;
+ * other families than IPv4 and IPv6 are skipped): one non-public address refuses the
+ * host, because a client could otherwise hide a private address among public ones.
+ * allow_private (MARKET_WEBHOOK_ALLOW_PRIVATE=1) skips the address check. On NETCHECK_OK,
+ * out holds the first addresses, the ones to connect to; an answer without an IPv4 or
+ * IPv6 address is NETCHECK_UNRESOLVED. No I/O: market-webhookd resolves with c-ares and
+ * judges the answer here, market-api through netcheck_host. */
+netcheck_status netcheck_addrs(const struct sockaddr *const *addrs, size_t n, bool allow_private,
+                               netcheck_result *out);
+
+/* Resolves host (a name or a numeric address, IPv6 without brackets) with the system
+ * resolver and judges the answer with netcheck_addrs. Blocks for as long as the system
+ * resolver takes. */
 netcheck_status netcheck_host(const char *host, bool allow_private, netcheck_result *out);
 
 #endif

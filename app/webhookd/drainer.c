@@ -18,7 +18,9 @@
 #define STOP_GRACE_MS 5000 /* after the timeout, time left to record outcomes */
 #define RETRY_SLACK_MS 20  /* look for a retry this long after it is due */
 
-typedef enum { JOB_FREE, JOB_SENDING, JOB_DONE } job_state;
+/* A job resolves its host (names only), then sends, then waits for its outcome to be
+ * recorded. */
+typedef enum { JOB_FREE, JOB_RESOLVING, JOB_SENDING, JOB_DONE } job_state;
 
 typedef struct {
     job_state state;
@@ -27,6 +29,8 @@ typedef struct {
     target t;
     char signature[64];
     char host[TARGET_HOST_MAX];
+    double started_at;    /* when this attempt began, its lookup included */
+    long long started_ms; /* the same, monotonic: the attempt's timeout counts from here */
 } job;
 
 typedef struct {
@@ -42,6 +46,10 @@ typedef struct {
     store_outcome *outcomes; /* scratch for record_done, one per slot */
     int *outcome_job;
     long long delivered, retrying, failed; /* outcomes recorded, for the last log line */
+    struct curl_waitfd *waitfds;           /* what the last wait waited on */
+    unsigned capwait;
+    unsigned dns_first, dns_count; /* the resolver's part of waitfds */
+    int dns_reloads;               /* resolver_reloads already logged */
 } drainer;
 
 static long long mono_ms(void)
@@ -62,7 +70,8 @@ static double wall_seconds(void)
 static void fail_unsent(job *j, const char *why, bool final)
 {
     memset(&j->a, 0, sizeof j->a);
-    j->a.started_at = wall_seconds();
+    j->a.started_at = j->started_at;
+    j->a.duration_ms = (long)(mono_ms() - j->started_ms);
     j->a.final = final;
     strncpy(j->a.error, why, sizeof j->a.error - 1);
     j->state = JOB_DONE;
@@ -90,34 +99,93 @@ static bool sign_job(const drainer *dr, job *j, long long ts)
     return true;
 }
 
-/* Checks, signs and hands one claimed delivery to libcurl (or fails it at once). */
-static void start_job(drainer *dr, int slot)
+/* Signs a job whose target passed its checks and hands it to libcurl, with what is left
+ * of the attempt's time (its lookup took the rest), or fails it at once. */
+static void send_job(drainer *dr, int slot)
 {
     job *j = &dr->jobs[slot];
     char err[128];
-    j->host[0] = '\0';
-    if (!j->d.enabled) {
-        fail_unsent(j, "subscription disabled", true);
+    long left = dr->setup->cfg->webhook_timeout * 1000 - (long)(mono_ms() - j->started_ms);
+    if (left <= 0) {
+        fail_unsent(j, "timed out: resolving the host took the attempt's whole time", false);
         return;
     }
-    if (!target_prepare(j->d.url, dr->setup->cfg->webhook_allow_private, &j->t, err, sizeof err)) {
-        snprintf(j->host, sizeof j->host, "%s", j->t.host);
-        fail_unsent(j, err, false);
-        return;
-    }
-    snprintf(j->host, sizeof j->host, "%s", j->t.host);
     long long ts = (long long)time(NULL);
     if (!sign_job(dr, j, ts)) {
         fail_unsent(j, "subscription secret does not open (server secret changed?)", false);
         return;
     }
-    sender_request req = {j->t.url,      j->t.resolve, j->d.body,   strlen(j->d.body),
-                          j->d.event_id, ts,           j->signature};
+    sender_request req = {j->t.url, j->t.resolve, j->d.body,     strlen(j->d.body), j->d.event_id,
+                          ts,       j->signature, j->started_at, j->started_ms,     left};
     if (!sender_start(dr->setup->http, slot, &req, err, sizeof err)) {
         fail_unsent(j, err, false);
         return;
     }
     j->state = JOB_SENDING;
+}
+
+/* Starts one claimed delivery's attempt: a literal address is checked and sent at once,
+ * a name is handed to the resolver (continue_resolved goes on with it), anything else
+ * fails the attempt. */
+static void start_job(drainer *dr, int slot)
+{
+    job *j = &dr->jobs[slot];
+    char err[128];
+    j->host[0] = '\0';
+    j->started_at = wall_seconds();
+    j->started_ms = mono_ms();
+    if (!j->d.enabled) {
+        fail_unsent(j, "subscription disabled", true);
+        return;
+    }
+    bool parsed = target_parse(j->d.url, &j->t, err, sizeof err);
+    snprintf(j->host, sizeof j->host, "%s", j->t.host);
+    if (!parsed) {
+        fail_unsent(j, err, false);
+        return;
+    }
+    if (!j->t.literal) {
+        j->state = JOB_RESOLVING;
+        resolver_lookup(dr->setup->dns, j->t.host, slot);
+        return;
+    }
+    if (!target_check_literal(&j->t, dr->setup->cfg->webhook_allow_private, err, sizeof err)) {
+        fail_unsent(j, err, false);
+        return;
+    }
+    send_job(dr, slot);
+}
+
+/* Goes on with the jobs whose host's lookup ended: every address of the answer is
+ * checked, and the job is sent to exactly those, or its attempt fails. */
+static void continue_resolved(drainer *dr)
+{
+    int slot;
+    resolver_answer answer;
+    char err[128];
+    while (resolver_next_done(dr->setup->dns, &slot, &answer)) {
+        job *j = &dr->jobs[slot];
+        if (answer.status != RESOLVER_OK)
+            fail_unsent(j, answer.error, false);
+        else if (!target_pin(&j->t, answer.addrs, answer.count,
+                             dr->setup->cfg->webhook_allow_private, err, sizeof err))
+            fail_unsent(j, err, false);
+        else
+            send_job(dr, slot);
+    }
+}
+
+/* Says when the resolver read a changed /etc/resolv.conf (at a lookup's start), and
+ * which servers it uses now. */
+static void log_dns_reload(drainer *dr)
+{
+    int reloads = resolver_reloads(dr->setup->dns);
+    if (reloads == dr->dns_reloads)
+        return;
+    dr->dns_reloads = reloads;
+    char servers[256];
+    resolver_servers(dr->setup->dns, servers, sizeof servers);
+    log_info("%s changed: read again, DNS servers %s", RESOLVER_CONF, servers);
 }
 
 /* Claims as many due deliveries as there are free slots and starts them. */
@@ -239,12 +307,13 @@ static void check_signal(drainer *dr)
         return;
     dr->stopping = true;
     dr->stop_deadline_ms = mono_ms() + dr->setup->cfg->webhook_timeout * 1000 + STOP_GRACE_MS;
-    log_info("stopping: %d request(s) in flight", sender_in_flight(dr->setup->http));
+    log_info("stopping: %d request(s) in flight, %d name(s) being resolved",
+             sender_in_flight(dr->setup->http), resolver_waiting(dr->setup->dns));
 }
 
 /* How long the wait may last: not at all if work is ready; with no free slot, until
  * libcurl has news (curl_multi_poll also wakes for its own timers); else until the next
- * poll or retry. */
+ * poll or retry. wait_for_events shortens it to the resolver's next timer. */
 static int wait_ms(const drainer *dr, bool db_up)
 {
     if (!db_up)
@@ -260,14 +329,34 @@ static int wait_ms(const drainer *dr, bool db_up)
     return left < 0 ? 0 : left > POLL_MS ? POLL_MS : (int)left;
 }
 
+/* One wait for everything: libcurl's sockets, the signal pipe, the database's socket and
+ * c-ares' sockets (whose revents resolver_process reads after the wait). */
 static void wait_for_events(drainer *dr, bool db_up)
 {
-    struct curl_waitfd fds[2] = {{dr->setup->signal_fd, CURL_WAIT_POLLIN, 0}};
-    unsigned n = 1;
+    resolver *dns = dr->setup->dns;
+    unsigned cap = 2 + resolver_nfds(dns);
+    if (cap > dr->capwait) {
+        dr->waitfds = xrealloc(dr->waitfds, cap * sizeof *dr->waitfds);
+        dr->capwait = cap;
+    }
+    unsigned n = 0;
+    dr->waitfds[n++] = (struct curl_waitfd){dr->setup->signal_fd, CURL_WAIT_POLLIN, 0};
     int pgfd = store_socket(dr->setup->db);
     if (pgfd >= 0)
-        fds[n++] = (struct curl_waitfd){pgfd, CURL_WAIT_POLLIN, 0};
-    sender_wait(dr->setup->http, fds, n, wait_ms(dr, db_up));
+        dr->waitfds[n++] = (struct curl_waitfd){pgfd, CURL_WAIT_POLLIN, 0};
+    dr->dns_first = n;
+    dr->dns_count = resolver_wait_fds(dns, dr->waitfds + n, cap - n);
+    n += dr->dns_count;
+    sender_wait(dr->setup->http, dr->waitfds, n, resolver_wait_ms(dns, wait_ms(dr, db_up)));
+}
+
+/* After a wait: c-ares reads its answers, retransmits and expires lookups, and the jobs
+ * whose lookup ended go on. */
+static void resolve_step(drainer *dr)
+{
+    resolver_process(dr->setup->dns, dr->waitfds + dr->dns_first, dr->dns_count);
+    dr->dns_count = 0;
+    continue_resolved(dr);
 }
 
 static bool finished(drainer *dr)
@@ -317,11 +406,14 @@ void drainer_run(const drainer_setup *setup)
     dr.jobs = xcalloc(n, sizeof *dr.jobs);
     dr.outcomes = xcalloc(n, sizeof *dr.outcomes);
     dr.outcome_job = xcalloc(n, sizeof *dr.outcome_job);
+    dr.capwait = 2;
+    dr.waitfds = xcalloc(dr.capwait, sizeof *dr.waitfds);
     while (!finished(&dr)) {
         check_signal(&dr);
         bool db_up = store_ready(setup->db);
         if (db_up && store_notified(setup->db))
             dr.wake = true;
+        resolve_step(&dr);
         collect_finished(&dr);
         if (db_up) {
             record_done(&dr);
@@ -329,6 +421,8 @@ void drainer_run(const drainer_setup *setup)
         }
         if (db_up && !dr.stopping && dr.free_slots > 0 && claim_due(&dr)) {
             claim_and_start(&dr);
+            log_dns_reload(&dr);
+            continue_resolved(&dr); /* names found in /etc/hosts are answered at once */
             collect_finished(&dr);
         }
         if (finished(&dr))
@@ -338,6 +432,7 @@ void drainer_run(const drainer_setup *setup)
     log_info("drained: %lld delivered, %lld to retry, %lld failed", dr.delivered, dr.retrying,
              dr.failed);
     duetimes_free(&dr.retries);
+    free(dr.waitfds);
     free(dr.outcome_job);
     free(dr.outcomes);
     free(dr.jobs);

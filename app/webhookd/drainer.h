@@ -1,9 +1,11 @@
 /* drainer: the loop of market-webhookd.
  *
- * One thread does everything, driven by one wait on three kinds of event: libcurl's
- * sockets, the database socket (NOTIFY market_webhooks, sent by the outbox triggers at
- * commit) and the signal pipe; with a one-second timeout as the polling fallback that
- * also finds retries that came due and leases that ran out. */
+ * One thread does everything, driven by one wait on four kinds of event: libcurl's
+ * sockets, c-ares' sockets and timers (the receivers' names, resolver.h), the database
+ * socket (NOTIFY market_webhooks, sent by the outbox triggers at commit) and the signal
+ * pipe; with a one-second timeout as the polling fallback that also finds retries that
+ * came due and leases that ran out. Nothing in the loop waits for the network but that
+ * one wait, so a receiver slow to resolve, connect or answer delays only itself. */
 #ifndef MARKET_WEBHOOKD_DRAINER_H
 #define MARKET_WEBHOOKD_DRAINER_H
 
@@ -11,6 +13,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "resolver.h"
 #include "sender.h"
 #include "store.h"
 
@@ -25,12 +28,13 @@ typedef struct {
     const uint8_t *secret_key; /* 32 bytes: opens the sealed subscription secrets */
     store *db;
     sender *http;
+    resolver *dns; /* its deadline: the attempt's timeout (MARKET_WEBHOOK_TIMEOUT) */
     int concurrency;
     int signal_fd; /* readable when SIGTERM or SIGINT arrived */
 } drainer_setup;
 
-/* Runs until a signal asks it to stop, then lets the requests in flight finish (each is
- * bounded by the timeout), records them and returns. */
+/* Runs until a signal asks it to stop, then lets the attempts under way finish (each,
+ * lookup and request together, is bounded by the timeout), records them and returns. */
 void drainer_run(const drainer_setup *setup);
 
 #endif

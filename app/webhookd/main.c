@@ -116,6 +116,12 @@ static const char help_description[] =
     "nothing (its lease runs out and another drainer retries). It wakes on the\n"
     "database's notifications, with a one-second poll as the fallback.\n"
     "\n"
+    "Receivers' host names are resolved at every attempt with c-ares (/etc/resolv.conf,\n"
+    "read again whenever it changes, and /etc/hosts) inside the same event loop, so a\n"
+    "slow DNS answer delays only the deliveries to that name; a lookup may take the\n"
+    "attempt's time (MARKET_WEBHOOK_TIMEOUT), after which the attempt fails and is\n"
+    "retried.\n"
+    "\n"
     "SIGTERM or SIGINT stops it once the requests in flight have finished and been\n"
     "recorded, with exit status 0. It logs one line per event on standard error.\n";
 static const char help_environment[] =
@@ -155,16 +161,25 @@ int main(int argc, char **argv)
     char worker[200];
     worker_name(worker, sizeof worker);
 
+    /* A lookup may take the attempt's whole time (the request then has none left). */
+    resolver *dns =
+        resolver_create(cfg.webhook_timeout * 1000, RESOLVER_CONF, NULL, err, sizeof err);
+    if (dns == NULL) {
+        fprintf(stderr, "market-webhookd: %s\n", err);
+        return 1;
+    }
+    char servers[256];
+    resolver_servers(dns, servers, sizeof servers);
     store *db = store_open(cfg.db, worker, DRAINER_LEASE_SECONDS);
-    sender *http =
-        sender_create(concurrency, cfg.webhook_timeout, cfg.webhook_ca_file ? ca.path : NULL);
-    log_info("started as %s: %d in flight at most, timeout %lds, %d retries%s", worker, concurrency,
-             cfg.webhook_timeout, cfg.webhook_retry_count,
-             cfg.webhook_allow_private ? ", private receivers allowed" : "");
-    drainer_setup setup = {&cfg, secret_key, db, http, concurrency, signal_pipe[0]};
+    sender *http = sender_create(concurrency, cfg.webhook_ca_file ? ca.path : NULL);
+    log_info("started as %s: %d in flight at most, timeout %lds, %d retries%s; DNS servers %s",
+             worker, concurrency, cfg.webhook_timeout, cfg.webhook_retry_count,
+             cfg.webhook_allow_private ? ", private receivers allowed" : "", servers);
+    drainer_setup setup = {&cfg, secret_key, db, http, dns, concurrency, signal_pipe[0]};
     drainer_run(&setup);
 
     sender_destroy(http);
+    resolver_destroy(dns);
     store_close(db);
     explicit_bzero(secret_key, sizeof secret_key);
     cabundle_close(&ca);

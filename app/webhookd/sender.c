@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 #include <time.h>
 
 #define USER_AGENT "market-webhookd/1"
@@ -15,8 +14,8 @@ typedef struct {
     struct curl_slist *headers;
     struct curl_slist *resolve;
     char errbuf[CURL_ERROR_SIZE];
-    double started_at;    /* wall clock, for the record */
-    long long started_ms; /* monotonic, for the duration */
+    double started_at;    /* wall clock, for the record: when the attempt began */
+    long long started_ms; /* monotonic, for the attempt's duration */
     bool busy;
 } slot_state;
 
@@ -26,7 +25,6 @@ struct sender {
     slot_state *slots;
     int nslots;
     int in_flight;
-    long timeout;
     const char *ca_file;
 };
 
@@ -37,13 +35,6 @@ static long long mono_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static double wall_seconds(void)
-{
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
-}
-
 /* The receiver's answer body is not used: read and forget it. */
 static size_t discard(char *data, size_t size, size_t n, void *user)
 {
@@ -52,12 +43,11 @@ static size_t discard(char *data, size_t size, size_t n, void *user)
     return size * n;
 }
 
-sender *sender_create(int slots, long timeout, const char *ca_file)
+sender *sender_create(int slots, const char *ca_file)
 {
     sender *s = xcalloc(1, sizeof *s);
     s->slots = xcalloc((size_t)slots, sizeof *s->slots);
     s->nslots = slots;
-    s->timeout = timeout;
     s->multi = curl_multi_init();
     /* TLS sessions are shared, so a new connection to a known receiver resumes its
      * session instead of a full handshake. */
@@ -125,7 +115,6 @@ static void set_fixed_options(sender *s, CURL *e, slot_state *st)
     /* Connect straight to the checked address, never through a proxy from the
      * environment: a proxy would resolve the name itself. */
     curl_easy_setopt(e, CURLOPT_PROXY, "");
-    curl_easy_setopt(e, CURLOPT_TIMEOUT, s->timeout);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(e, CURLOPT_USERAGENT, USER_AGENT);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, discard);
@@ -161,9 +150,10 @@ bool sender_start(sender *s, int slot, const sender_request *req, char *err, siz
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, st->headers);
     curl_easy_setopt(e, CURLOPT_POSTFIELDS, req->body);
     curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, req->timeout_ms > 0 ? req->timeout_ms : 1L);
     curl_easy_setopt(e, CURLOPT_PRIVATE, (void *)(intptr_t)slot);
-    st->started_at = wall_seconds();
-    st->started_ms = mono_ms();
+    st->started_at = req->started_at;
+    st->started_ms = req->started_ms;
     CURLMcode rc = curl_multi_add_handle(s->multi, e);
     if (rc != CURLM_OK) {
         snprintf(err, errlen, "%s", curl_multi_strerror(rc));

@@ -23,11 +23,15 @@ typedef struct {
     const char *event_id;
     long long timestamp;
     const char *signature;
+    /* The attempt began before the request (its host was resolved first): its record
+     * counts from then, and the request may take what is left of the attempt's time. */
+    double started_at;    /* wall clock, Unix seconds */
+    long long started_ms; /* monotonic */
+    long timeout_ms;      /* at least 1 */
 } sender_request;
 
-/* ca_file: a PEM file that replaces libcurl's default bundle, or NULL for the default.
- * timeout: seconds for a whole attempt. */
-sender *sender_create(int slots, long timeout, const char *ca_file);
+/* ca_file: a PEM file that replaces libcurl's default bundle, or NULL for the default. */
+sender *sender_create(int slots, const char *ca_file);
 void sender_destroy(sender *s);
 
 /* Starts the request in a free slot; false (err set) if libcurl refuses it. */

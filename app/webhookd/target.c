@@ -64,11 +64,11 @@ static char *resolve_entry(const char *host, const char *port, const netcheck_re
     return b.data; /* handed over to the caller, who frees it */
 }
 
-/* Parses url and replaces its host by the normalised one; fills t->host and *port. */
-static bool parse_url(const char *url, target *t, char **port, char *err, size_t errlen)
+/* Parses url and replaces its host by the normalised one; fills t->host and t->port. */
+static bool parse_url(const char *url, target *t, char *err, size_t errlen)
 {
     CURLU *u = curl_url();
-    char *scheme = NULL;
+    char *scheme = NULL, *port = NULL;
     if (u == NULL)
         mem_exhausted();
     bool parsed = curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
@@ -76,38 +76,69 @@ static bool parse_url(const char *url, target *t, char **port, char *err, size_t
                   url_host(u, t->host, sizeof t->host);
     bool https = parsed && strcmp(scheme, "https") == 0;
     bool ok = https && curl_url_set(u, CURLUPART_HOST, t->host, 0) == CURLUE_OK &&
-              curl_url_get(u, CURLUPART_PORT, port, CURLU_DEFAULT_PORT) == CURLUE_OK &&
+              curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK &&
+              strlen(port) < sizeof t->port &&
               curl_url_get(u, CURLUPART_URL, &t->url, 0) == CURLUE_OK;
-    if (!ok)
+    if (ok)
+        snprintf(t->port, sizeof t->port, "%s", port);
+    else
         snprintf(err, errlen, "%s", parsed && !https ? "URL is not https" : "invalid URL");
+    curl_free(port);
     curl_free(scheme);
     curl_url_cleanup(u);
     return ok;
 }
 
-bool target_prepare(const char *url, bool allow_private, target *t, char *err, size_t errlen)
+bool target_parse(const char *url, target *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
-    char *port = NULL;
-    if (!parse_url(url, t, &port, err, errlen)) {
-        curl_free(port);
+    if (!parse_url(url, t, err, errlen)) {
         target_free(t);
         return false;
     }
-    char bare[TARGET_HOST_MAX];
-    bare_host(t->host, bare, sizeof bare);
-    netcheck_result r;
-    netcheck_status st = netcheck_host(bare, allow_private, &r);
-    if (st == NETCHECK_OK && !host_is_literal(t->host))
-        t->resolve = resolve_entry(t->host, port, &r);
-    curl_free(port);
-    if (st == NETCHECK_OK)
-        return true;
+    t->literal = host_is_literal(t->host);
+    return true;
+}
+
+/* The reason a checked host is refused, as the delivery's attempt records it. */
+static bool refuse(netcheck_status st, char *err, size_t errlen)
+{
     snprintf(err, errlen, "%s",
              st == NETCHECK_FORBIDDEN ? "host is or resolves to a non-public address"
                                       : "host does not resolve");
-    target_free(t);
     return false;
+}
+
+bool target_check_literal(target *t, bool allow_private, char *err, size_t errlen)
+{
+    char bare[TARGET_HOST_MAX];
+    bare_host(t->host, bare, sizeof bare);
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof ss);
+    struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+    if (inet_pton(AF_INET, bare, &in->sin_addr) == 1)
+        in->sin_family = AF_INET;
+    else if (inet_pton(AF_INET6, bare, &in6->sin6_addr) == 1)
+        in6->sin6_family = AF_INET6;
+    else
+        return refuse(NETCHECK_UNRESOLVED, err, errlen);
+    const struct sockaddr *addrs[1] = {(const struct sockaddr *)&ss};
+    netcheck_result r;
+    netcheck_status st = netcheck_addrs(addrs, 1, allow_private, &r);
+    return st == NETCHECK_OK || refuse(st, err, errlen);
+}
+
+bool target_pin(target *t, const struct sockaddr *const *addrs, size_t n, bool allow_private,
+                char *err, size_t errlen)
+{
+    netcheck_result r;
+    netcheck_status st = netcheck_addrs(addrs, n, allow_private, &r);
+    if (st != NETCHECK_OK)
+        return refuse(st, err, errlen);
+    free(t->resolve);
+    t->resolve = resolve_entry(t->host, t->port, &r);
+    return true;
 }
 
 void target_free(target *t)

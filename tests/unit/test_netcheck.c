@@ -158,6 +158,53 @@ START_TEST(host_local_names)
 }
 END_TEST
 
+/* An answer made of address texts, and one AF_UNIX entry that is skipped. */
+static size_t make_answer(struct sockaddr_storage *ss, const struct sockaddr **addrs,
+                          const char *const *texts, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        memset(&ss[i], 0, sizeof ss[i]);
+        struct sockaddr_in *in = (struct sockaddr_in *)&ss[i];
+        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss[i];
+        if (texts[i] == NULL) {
+            ss[i].ss_family = AF_UNIX;
+        } else if (inet_pton(AF_INET, texts[i], &in->sin_addr) == 1) {
+            in->sin_family = AF_INET;
+        } else {
+            ck_assert_msg(inet_pton(AF_INET6, texts[i], &in6->sin6_addr) == 1, "%s", texts[i]);
+            in6->sin6_family = AF_INET6;
+        }
+        addrs[i] = (const struct sockaddr *)&ss[i];
+    }
+    return n;
+}
+
+START_TEST(addrs_judged_whole)
+{
+    struct sockaddr_storage ss[6];
+    const struct sockaddr *addrs[6];
+    netcheck_result r;
+    static const char *const good[] = {NULL,      "8.8.8.8", "2001:4860:4860::8888",
+                                       "8.8.8.8", "1.1.1.1", "9.9.9.9"};
+    size_t n = make_answer(ss, addrs, good, 6);
+    ck_assert_int_eq(netcheck_addrs(addrs, n, false, &r), NETCHECK_OK);
+    /* The AF_UNIX entry skipped, the repeated address kept once, at most four kept. */
+    ck_assert_int_eq(r.count, 4);
+    ck_assert_str_eq(r.addrs[0], "8.8.8.8");
+    ck_assert_int_eq(r.families[1], AF_INET6);
+    ck_assert_str_eq(r.addrs[3], "9.9.9.9");
+    static const char *const hidden[] = {"8.8.8.8", "1.1.1.1", "9.9.9.9", "4.4.4.4", "fd00::1"};
+    n = make_answer(ss, addrs, hidden, 5);
+    ck_assert_int_eq(netcheck_addrs(addrs, n, false, &r), NETCHECK_FORBIDDEN);
+    ck_assert_int_eq(r.count, 0);
+    ck_assert_int_eq(netcheck_addrs(addrs, n, true, &r), NETCHECK_OK);
+    static const char *const none[] = {NULL};
+    n = make_answer(ss, addrs, none, 1);
+    ck_assert_int_eq(netcheck_addrs(addrs, n, true, &r), NETCHECK_UNRESOLVED);
+    ck_assert_int_eq(netcheck_addrs(addrs, 0, true, &r), NETCHECK_UNRESOLVED);
+}
+END_TEST
+
 START_TEST(host_unresolvable)
 {
     netcheck_result r;
@@ -176,6 +223,7 @@ Suite *netcheck_suite(void)
     tcase_add_test(addr, ipv6_refused);
     tcase_add_test(addr, ipv6_public);
     tcase_add_test(addr, other_families_refused);
+    tcase_add_test(addr, addrs_judged_whole);
     suite_add_tcase(s, addr);
     TCase *host = tcase_create("host");
     tcase_add_test(host, host_numeric);

@@ -1,0 +1,86 @@
+/* resolver: the drainer's name lookups, with c-ares, without blocking its loop.
+ *
+ * getaddrinfo blocks the thread that calls it for as long as the DNS server takes, and
+ * market-webhookd has one thread: one receiver whose name resolves slowly would hold up
+ * every other delivery. Here each lookup is a c-ares query whose sockets and timers the
+ * drainer waits on together with libcurl's and the database's (the same
+ * curl_multi_poll), so a slow name delays only the deliveries that wait for it.
+ *
+ * c-ares reads /etc/resolv.conf (servers, search domains, ndots, timeout and attempts)
+ * when the resolver is created and again after the file changed (looked for at every new
+ * lookup), and /etc/hosts at every lookup, as the system resolver does. Deliveries to
+ * one host share its lookup while it runs. Each lookup has a
+ * deadline: when it has no answer by then its deliveries get RESOLVER_TIMED_OUT (the
+ * query is dropped once no other lookup shares c-ares with it). */
+#ifndef MARKET_WEBHOOKD_RESOLVER_H
+#define MARKET_WEBHOOKD_RESOLVER_H
+
+#include <curl/curl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+#define RESOLVER_ERROR_MAX 96
+#define RESOLVER_CONF "/etc/resolv.conf"
+
+typedef struct resolver resolver;
+
+typedef enum {
+    RESOLVER_OK,        /* addrs holds the answer, in c-ares' preference order */
+    RESOLVER_FAILED,    /* no such name, no address, or the DNS servers failed */
+    RESOLVER_TIMED_OUT, /* no answer before the lookup's deadline */
+} resolver_status;
+
+typedef struct {
+    resolver_status status;
+    const struct sockaddr *const *addrs; /* every address of the answer (OK only) */
+    size_t count;
+    char error[RESOLVER_ERROR_MAX]; /* why not, for the attempt's record (not OK) */
+} resolver_answer;
+
+/* deadline_ms: how long one lookup may take. conf_path: the resolver configuration to
+ * read (RESOLVER_CONF), and read again when it changes. servers: NULL for those of that file, or
+ * "host:port,..." in their place (the unit tests' own server). NULL, with the reason in
+ * err, when c-ares cannot start. */
+resolver *resolver_create(long deadline_ms, const char *conf_path, const char *servers, char *err,
+                          size_t errlen);
+/* The DNS servers in use, "addr:port, ..." (for the start's log line). */
+void resolver_servers(const resolver *r, char *out, size_t outlen);
+/* Drops the lookups still running; their slots get no answer. */
+void resolver_destroy(resolver *r);
+
+/* Resolves host (a name, lower case) for the delivery in slot: joins the running lookup
+ * of the same host, if any. The answer comes from resolver_next_done, possibly at once
+ * (/etc/hosts). */
+void resolver_lookup(resolver *r, const char *host, int slot);
+
+/* The sockets to wait on: fills fds (at most max of them) and returns how many there
+ * are; resolver_nfds says how many that will be. */
+unsigned resolver_nfds(const resolver *r);
+unsigned resolver_wait_fds(const resolver *r, struct curl_waitfd *fds, unsigned max);
+
+/* How long the wait may last, at most max_ms: until c-ares' next retransmission or the
+ * nearest deadline; 0 when an answer is ready. */
+int resolver_wait_ms(const resolver *r, int max_ms);
+
+/* After the wait: reads what arrived on the sockets that resolver_wait_fds gave (fds with
+ * their revents filled by the wait), retransmits what is due and expires the lookups past
+ * their deadline. */
+void resolver_process(resolver *r, const struct curl_waitfd *fds, unsigned n);
+
+/* The finished lookups, one waiting slot at a time: true with *slot and *out filled
+ * (out->addrs valid until the next call), until false. */
+bool resolver_next_done(resolver *r, int *slot, resolver_answer *out);
+
+/* How many times the configuration was read again after conf_path changed. */
+int resolver_reloads(const resolver *r);
+
+/* Lookups that deliveries still wait for. */
+int resolver_waiting(const resolver *r);
+/* Queries c-ares still runs, those whose deliveries gave up on them included. */
+int resolver_queries(const resolver *r);
+
+/* The attempt's error for a lookup that c-ares ended with status (an ARES_ code). */
+void resolver_describe(int status, char *out, size_t outlen);
+
+#endif
