@@ -253,10 +253,10 @@ static void record_done(drainer *dr)
         job *j = &dr->jobs[i];
         if (j->state != JOB_DONE)
             continue;
-        uint32_t r;
-        crypto_random(&r, sizeof r);
+        uint32_t draw;
+        crypto_random(&draw, sizeof draw);
         retry_outcome o = retry_decide(j->a.ok, j->a.final, j->d.attempt, cfg->webhook_retries,
-                                       cfg->webhook_retry_count, (double)r / 4294967296.0);
+                                       cfg->webhook_retry_count, (double)draw / 4294967296.0);
         dr->outcomes[n] = (store_outcome){&j->d, &j->a, o.status, o.delay_ms, STORE_DOWN};
         dr->outcome_job[n++] = i;
     }

@@ -72,7 +72,7 @@ static bool read_concurrency(int *out, char *err, size_t errlen)
 
 /* The name of this process in leased_by: host, pid and a random tag, so that a restarted
  * drainer with a recycled pid does not take over its predecessor's leases. */
-static void worker_name(char *out, size_t outsz)
+static void drainer_name(char *out, size_t outsz)
 {
     char host[128] = "unknown";
     gethostname(host, sizeof host - 1);
@@ -158,8 +158,8 @@ int main(int argc, char **argv)
     }
     uint8_t secret_key[SHA256_LEN];
     crypto_derive(cfg.secret, cfg.secret_len, "market webhook secret v1", secret_key);
-    char worker[200];
-    worker_name(worker, sizeof worker);
+    char name[200];
+    drainer_name(name, sizeof name);
 
     /* A lookup may take the attempt's whole time (the request then has none left). */
     resolver *dns =
@@ -170,10 +170,10 @@ int main(int argc, char **argv)
     }
     char servers[256];
     resolver_servers(dns, servers, sizeof servers);
-    store *db = store_open(cfg.db, worker, DRAINER_LEASE_SECONDS);
+    store *db = store_open(cfg.db, name, DRAINER_LEASE_SECONDS);
     sender *http = sender_create(concurrency, cfg.webhook_ca_file ? ca.path : NULL);
     log_info("started as %s: %d in flight at most, timeout %lds, %d retries%s; DNS servers %s",
-             worker, concurrency, cfg.webhook_timeout, cfg.webhook_retry_count,
+             name, concurrency, cfg.webhook_timeout, cfg.webhook_retry_count,
              cfg.webhook_allow_private ? ", private receivers allowed" : "", servers);
     drainer_setup setup = {&cfg, secret_key, db, http, dns, concurrency, signal_pipe[0]};
     drainer_run(&setup);

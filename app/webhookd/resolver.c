@@ -69,23 +69,23 @@ static long long mono_ms(void)
 /* c-ares opens, changes and closes its sockets through this: the set the drainer waits on. */
 static void on_socket_state(void *data, ares_socket_t fd, int readable, int writable)
 {
-    resolver *r = data;
+    resolver *rs = data;
     size_t i = 0;
-    while (i < r->nsocks && r->socks[i].fd != fd)
+    while (i < rs->nsocks && rs->socks[i].fd != fd)
         i++;
     if (!readable && !writable) { /* closed */
-        if (i < r->nsocks)
-            r->socks[i] = r->socks[--r->nsocks];
+        if (i < rs->nsocks)
+            rs->socks[i] = rs->socks[--rs->nsocks];
         return;
     }
-    if (i == r->nsocks) {
-        if (r->nsocks == r->capsocks) {
-            r->capsocks = r->capsocks ? r->capsocks * 2 : 4;
-            r->socks = xrealloc(r->socks, r->capsocks * sizeof *r->socks);
+    if (i == rs->nsocks) {
+        if (rs->nsocks == rs->capsocks) {
+            rs->capsocks = rs->capsocks ? rs->capsocks * 2 : 4;
+            rs->socks = xrealloc(rs->socks, rs->capsocks * sizeof *rs->socks);
         }
-        r->nsocks++;
+        rs->nsocks++;
     }
-    r->socks[i] = (watched){fd, readable != 0, writable != 0};
+    rs->socks[i] = (watched){fd, readable != 0, writable != 0};
 }
 
 void resolver_describe(int status, char *out, size_t outlen)
@@ -156,18 +156,18 @@ static bool same_file(const file_id *a, const file_id *b)
 
 /* A channel as conf_path (and RES_OPTIONS, LOCALDOMAIN) say, reporting its sockets to
  * r; ARES_SUCCESS or the reason it could not be made. */
-static int open_channel(resolver *r, ares_channel *out)
+static int open_channel(resolver *rs, ares_channel *out)
 {
     struct ares_options o;
     memset(&o, 0, sizeof o);
     o.sock_state_cb = on_socket_state;
-    o.sock_state_cb_data = r;
-    o.resolvconf_path = r->conf_path;
+    o.sock_state_cb_data = rs;
+    o.resolvconf_path = rs->conf_path;
     *out = NULL;
-    r->conf = identify(r->conf_path); /* before reading: a change meanwhile is seen later */
+    rs->conf = identify(rs->conf_path); /* before reading: a change meanwhile is seen later */
     int rc = ares_init_options(out, &o, ARES_OPT_SOCK_STATE_CB | ARES_OPT_RESOLVCONF);
-    if (rc == ARES_SUCCESS && r->servers != NULL)
-        rc = ares_set_servers_ports_csv(*out, r->servers);
+    if (rc == ARES_SUCCESS && rs->servers != NULL)
+        rc = ares_set_servers_ports_csv(*out, rs->servers);
     if (rc != ARES_SUCCESS && *out != NULL) {
         ares_destroy(*out);
         *out = NULL;
@@ -183,18 +183,18 @@ resolver *resolver_create(long deadline_ms, const char *conf_path, const char *s
         snprintf(err, errlen, "cannot start c-ares: %s", ares_strerror(rc));
         return NULL;
     }
-    resolver *r = xcalloc(1, sizeof *r);
-    r->deadline_ms = deadline_ms;
-    r->conf_path = xstrdup(conf_path);
-    r->servers = servers != NULL ? xstrdup(servers) : NULL;
-    rc = open_channel(r, &r->channel);
+    resolver *rs = xcalloc(1, sizeof *rs);
+    rs->deadline_ms = deadline_ms;
+    rs->conf_path = xstrdup(conf_path);
+    rs->servers = servers != NULL ? xstrdup(servers) : NULL;
+    rc = open_channel(rs, &rs->channel);
     if (rc == ARES_SUCCESS)
-        return r;
+        return rs;
     snprintf(err, errlen, "cannot start the resolver (c-ares, %s): %s", conf_path,
              ares_strerror(rc));
-    free(r->servers);
-    free(r->conf_path);
-    free(r);
+    free(rs->servers);
+    free(rs->conf_path);
+    free(rs);
     ares_library_cleanup();
     return NULL;
 }
@@ -204,32 +204,32 @@ resolver *resolver_create(long deadline_ms, const char *conf_path, const char *s
  * every new lookup (one stat), and the channel is made again as soon as no query runs
  * on the old one (at once, mostly: lookups take milliseconds). A new channel that cannot
  * be made leaves the old one in use until the file changes again. */
-static void follow_configuration(resolver *r)
+static void follow_configuration(resolver *rs)
 {
-    file_id now = identify(r->conf_path);
-    if (!same_file(&now, &r->conf))
-        r->reload = true;
-    if (!r->reload || resolver_queries(r) > 0)
+    file_id now = identify(rs->conf_path);
+    if (!same_file(&now, &rs->conf))
+        rs->reload = true;
+    if (!rs->reload || resolver_queries(rs) > 0)
         return;
-    r->reload = false;
+    rs->reload = false;
     ares_channel fresh;
-    if (open_channel(r, &fresh) != ARES_SUCCESS)
+    if (open_channel(rs, &fresh) != ARES_SUCCESS)
         return;
-    ares_destroy(r->channel); /* no query runs on it: no callback, its sockets closed */
-    r->channel = fresh;
-    r->reloads++;
+    ares_destroy(rs->channel); /* no query runs on it: no callback, its sockets closed */
+    rs->channel = fresh;
+    rs->reloads++;
 }
 
-int resolver_reloads(const resolver *r)
+int resolver_reloads(const resolver *rs)
 {
-    return r->reloads;
+    return rs->reloads;
 }
 
-void resolver_servers(const resolver *r, char *out, size_t outlen)
+void resolver_servers(const resolver *rs, char *out, size_t outlen)
 {
     struct ares_addr_port_node *list = NULL;
     out[0] = '\0';
-    if (ares_get_servers_ports(r->channel, &list) == ARES_SUCCESS) {
+    if (ares_get_servers_ports(rs->channel, &list) == ARES_SUCCESS) {
         size_t used = 0;
         for (const struct ares_addr_port_node *s = list; s != NULL && used < outlen; s = s->next) {
             char text[INET6_ADDRSTRLEN] = "?";
@@ -255,20 +255,20 @@ static void lookup_free(lookup *l)
     free(l);
 }
 
-void resolver_destroy(resolver *r)
+void resolver_destroy(resolver *rs)
 {
-    if (r == NULL)
+    if (rs == NULL)
         return;
-    ares_destroy(r->channel); /* runs every pending callback with ARES_EDESTRUCTION */
-    while (r->lookups != NULL) {
-        lookup *l = r->lookups;
-        r->lookups = l->next;
+    ares_destroy(rs->channel); /* runs every pending callback with ARES_EDESTRUCTION */
+    while (rs->lookups != NULL) {
+        lookup *l = rs->lookups;
+        rs->lookups = l->next;
         lookup_free(l);
     }
-    free(r->socks);
-    free(r->servers);
-    free(r->conf_path);
-    free(r);
+    free(rs->socks);
+    free(rs->servers);
+    free(rs->conf_path);
+    free(rs);
     ares_library_cleanup();
 }
 
@@ -281,64 +281,64 @@ static void add_slot(lookup *l, int slot)
     l->slots[l->nslots++] = slot;
 }
 
-void resolver_lookup(resolver *r, const char *host, int slot)
+void resolver_lookup(resolver *rs, const char *host, int slot)
 {
-    for (lookup *l = r->lookups; l != NULL; l = l->next) {
+    for (lookup *l = rs->lookups; l != NULL; l = l->next) {
         if (!l->finished && strcmp(l->host, host) == 0) {
             add_slot(l, slot);
             return;
         }
     }
-    follow_configuration(r);
+    follow_configuration(rs);
     lookup *l = xcalloc(1, sizeof *l);
     l->host = xstrdup(host);
-    l->deadline_ms = mono_ms() + r->deadline_ms;
+    l->deadline_ms = mono_ms() + rs->deadline_ms;
     l->querying = true;
     add_slot(l, slot);
-    l->next = r->lookups;
-    r->lookups = l;
+    l->next = rs->lookups;
+    rs->lookups = l;
     struct ares_addrinfo_hints hints;
     memset(&hints, 0, sizeof hints);
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM; /* one entry per address, not one per protocol */
     /* May answer before it returns (/etc/hosts): l is ready for that. */
-    ares_getaddrinfo(r->channel, host, NULL, &hints, on_answer, l);
+    ares_getaddrinfo(rs->channel, host, NULL, &hints, on_answer, l);
 }
 
-unsigned resolver_nfds(const resolver *r)
+unsigned resolver_nfds(const resolver *rs)
 {
-    return (unsigned)r->nsocks;
+    return (unsigned)rs->nsocks;
 }
 
-unsigned resolver_wait_fds(const resolver *r, struct curl_waitfd *fds, unsigned max)
+unsigned resolver_wait_fds(const resolver *rs, struct curl_waitfd *fds, unsigned max)
 {
     unsigned n = 0;
-    for (size_t i = 0; i < r->nsocks && n < max; i++) {
-        short events = (short)((r->socks[i].readable ? CURL_WAIT_POLLIN : 0) |
-                               (r->socks[i].writable ? CURL_WAIT_POLLOUT : 0));
-        fds[n++] = (struct curl_waitfd){r->socks[i].fd, events, 0};
+    for (size_t i = 0; i < rs->nsocks && n < max; i++) {
+        short events = (short)((rs->socks[i].readable ? CURL_WAIT_POLLIN : 0) |
+                               (rs->socks[i].writable ? CURL_WAIT_POLLOUT : 0));
+        fds[n++] = (struct curl_waitfd){rs->socks[i].fd, events, 0};
     }
     return n;
 }
 
-static bool answer_ready(const resolver *r)
+static bool answer_ready(const resolver *rs)
 {
-    for (const lookup *l = r->lookups; l != NULL; l = l->next)
+    for (const lookup *l = rs->lookups; l != NULL; l = l->next)
         if (l->finished && l->handed < l->nslots)
             return true;
     return false;
 }
 
-int resolver_wait_ms(const resolver *r, int max_ms)
+int resolver_wait_ms(const resolver *rs, int max_ms)
 {
-    if (answer_ready(r))
+    if (answer_ready(rs))
         return 0;
     struct timeval maxtv = {max_ms / 1000, (max_ms % 1000) * 1000}, tv;
-    const struct timeval *next = ares_timeout(r->channel, &maxtv, &tv);
+    const struct timeval *next = ares_timeout(rs->channel, &maxtv, &tv);
     /* Rounded up: waking a little early would only spin until the timer is due. */
     long long ms = (long long)next->tv_sec * 1000 + (next->tv_usec + 999) / 1000;
     long long now = mono_ms();
-    for (const lookup *l = r->lookups; l != NULL; l = l->next)
+    for (const lookup *l = rs->lookups; l != NULL; l = l->next)
         if (!l->finished && l->deadline_ms - now < ms)
             ms = l->deadline_ms > now ? l->deadline_ms - now : 0;
     return ms > max_ms ? max_ms : (int)ms;
@@ -348,30 +348,30 @@ int resolver_wait_ms(const resolver *r, int max_ms)
  * c-ares. c-ares 1.18 cannot drop one query, only all of them, so they are dropped once
  * no lookup that deliveries wait for runs beside them (at once, in the usual case of one
  * name that hangs). */
-static void expire(resolver *r)
+static void expire(resolver *rs)
 {
     long long now = mono_ms();
     bool waited_for = false, given_up = false;
-    for (lookup *l = r->lookups; l != NULL; l = l->next) {
+    for (lookup *l = rs->lookups; l != NULL; l = l->next) {
         if (!l->finished && now >= l->deadline_ms) {
             l->finished = true;
             l->status = RESOLVER_TIMED_OUT;
             snprintf(l->error, sizeof l->error, "host did not resolve within %g s",
-                     (double)r->deadline_ms / 1000.0);
+                     (double)rs->deadline_ms / 1000.0);
         }
         waited_for = waited_for || (l->querying && !l->finished);
         given_up = given_up || (l->querying && l->finished);
     }
     if (given_up && !waited_for)
-        ares_cancel(r->channel);
+        ares_cancel(rs->channel);
 }
 
 /* Frees the lookups nobody needs any more: c-ares is done with them and every slot got
  * its answer (the last one, at the previous resolver_next_done: its addresses were
  * valid until this call). */
-static void sweep(resolver *r)
+static void sweep(resolver *rs)
 {
-    lookup **p = &r->lookups;
+    lookup **p = &rs->lookups;
     while (*p != NULL) {
         lookup *l = *p;
         if (!l->querying && l->finished && l->handed == l->nslots) {
@@ -383,30 +383,30 @@ static void sweep(resolver *r)
     }
 }
 
-void resolver_process(resolver *r, const struct curl_waitfd *fds, unsigned n)
+void resolver_process(resolver *rs, const struct curl_waitfd *fds, unsigned n)
 {
-    sweep(r);
+    sweep(rs);
     for (unsigned i = 0; i < n; i++) {
         /* Read whenever c-ares waits to read, whatever the wait said: libcurl reports
          * only POLLIN/POLLOUT/POLLPRI, not the POLLERR of a UDP socket whose server
          * refused (ICMP), which c-ares learns by reading (EAGAIN is harmless). */
         bool wants_read = false;
-        for (size_t k = 0; k < r->nsocks; k++)
-            if (r->socks[k].fd == fds[i].fd)
-                wants_read = r->socks[k].readable;
+        for (size_t k = 0; k < rs->nsocks; k++)
+            if (rs->socks[k].fd == fds[i].fd)
+                wants_read = rs->socks[k].readable;
         ares_socket_t rd = wants_read ? fds[i].fd : ARES_SOCKET_BAD;
         ares_socket_t wr = (fds[i].revents & CURL_WAIT_POLLOUT) ? fds[i].fd : ARES_SOCKET_BAD;
         if (rd != ARES_SOCKET_BAD || wr != ARES_SOCKET_BAD)
-            ares_process_fd(r->channel, rd, wr);
+            ares_process_fd(rs->channel, rd, wr);
     }
-    ares_process_fd(r->channel, ARES_SOCKET_BAD, ARES_SOCKET_BAD); /* retransmissions due */
-    expire(r);
+    ares_process_fd(rs->channel, ARES_SOCKET_BAD, ARES_SOCKET_BAD); /* retransmissions due */
+    expire(rs);
 }
 
-bool resolver_next_done(resolver *r, int *slot, resolver_answer *out)
+bool resolver_next_done(resolver *rs, int *slot, resolver_answer *out)
 {
-    sweep(r);
-    for (lookup *l = r->lookups; l != NULL; l = l->next) {
+    sweep(rs);
+    for (lookup *l = rs->lookups; l != NULL; l = l->next) {
         if (!l->finished || l->handed == l->nslots)
             continue;
         *slot = l->slots[l->handed++];
@@ -420,18 +420,18 @@ bool resolver_next_done(resolver *r, int *slot, resolver_answer *out)
     return false;
 }
 
-int resolver_waiting(const resolver *r)
+int resolver_waiting(const resolver *rs)
 {
     int n = 0;
-    for (const lookup *l = r->lookups; l != NULL; l = l->next)
+    for (const lookup *l = rs->lookups; l != NULL; l = l->next)
         n += !l->finished;
     return n;
 }
 
-int resolver_queries(const resolver *r)
+int resolver_queries(const resolver *rs)
 {
     int n = 0;
-    for (const lookup *l = r->lookups; l != NULL; l = l->next)
+    for (const lookup *l = rs->lookups; l != NULL; l = l->next)
         n += l->querying;
     return n;
 }

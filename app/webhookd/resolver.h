@@ -45,40 +45,40 @@ typedef struct {
 resolver *resolver_create(long deadline_ms, const char *conf_path, const char *servers, char *err,
                           size_t errlen);
 /* The DNS servers in use, "addr:port, ..." (for the start's log line). */
-void resolver_servers(const resolver *r, char *out, size_t outlen);
+void resolver_servers(const resolver *rs, char *out, size_t outlen);
 /* Drops the lookups still running; their slots get no answer. */
-void resolver_destroy(resolver *r);
+void resolver_destroy(resolver *rs);
 
 /* Resolves host (a name, lower case) for the delivery in slot: joins the running lookup
  * of the same host, if any. The answer comes from resolver_next_done, possibly at once
  * (/etc/hosts). */
-void resolver_lookup(resolver *r, const char *host, int slot);
+void resolver_lookup(resolver *rs, const char *host, int slot);
 
 /* The sockets to wait on: fills fds (at most max of them) and returns how many there
  * are; resolver_nfds says how many that will be. */
-unsigned resolver_nfds(const resolver *r);
-unsigned resolver_wait_fds(const resolver *r, struct curl_waitfd *fds, unsigned max);
+unsigned resolver_nfds(const resolver *rs);
+unsigned resolver_wait_fds(const resolver *rs, struct curl_waitfd *fds, unsigned max);
 
 /* How long the wait may last, at most max_ms: until c-ares' next retransmission or the
  * nearest deadline; 0 when an answer is ready. */
-int resolver_wait_ms(const resolver *r, int max_ms);
+int resolver_wait_ms(const resolver *rs, int max_ms);
 
 /* After the wait: reads what arrived on the sockets that resolver_wait_fds gave (fds with
  * their revents filled by the wait), retransmits what is due and expires the lookups past
  * their deadline. */
-void resolver_process(resolver *r, const struct curl_waitfd *fds, unsigned n);
+void resolver_process(resolver *rs, const struct curl_waitfd *fds, unsigned n);
 
 /* The finished lookups, one waiting slot at a time: true with *slot and *out filled
  * (out->addrs valid until the next call), until false. */
-bool resolver_next_done(resolver *r, int *slot, resolver_answer *out);
+bool resolver_next_done(resolver *rs, int *slot, resolver_answer *out);
 
 /* How many times the configuration was read again after conf_path changed. */
-int resolver_reloads(const resolver *r);
+int resolver_reloads(const resolver *rs);
 
 /* Lookups that deliveries still wait for. */
-int resolver_waiting(const resolver *r);
+int resolver_waiting(const resolver *rs);
 /* Queries c-ares still runs, those whose deliveries gave up on them included. */
-int resolver_queries(const resolver *r);
+int resolver_queries(const resolver *rs);
 
 /* The attempt's error for a lookup that c-ares ended with status (an ARES_ code). */
 void resolver_describe(int status, char *out, size_t outlen);

@@ -66,7 +66,7 @@ DB_STMT(renew,
 
 struct store {
     db *conn;
-    char *worker;
+    char *name;
     long lease_seconds;
     /* Scratch for store_record_all's pipeline, grown to the largest batch seen. */
     int cap;
@@ -82,10 +82,10 @@ struct store {
  * allows, and it saves a disk flush per delivery. */
 #define SESSION_SQL "SET synchronous_commit = off; SET statement_timeout = '30s'"
 
-store *store_open(const char *conninfo, const char *worker, long lease_seconds)
+store *store_open(const char *conninfo, const char *name, long lease_seconds)
 {
     store *s = xcalloc(1, sizeof *s);
-    s->worker = xstrdup(worker);
+    s->name = xstrdup(name);
     s->conn = db_open(conninfo, "market-webhookd");
     db_set_session(s->conn, SESSION_SQL);
     db_listen(s->conn, CHANNEL);
@@ -103,7 +103,7 @@ void store_close(store *s)
     free(s->results);
     free(s->texts);
     free(s->values);
-    free(s->worker);
+    free(s->name);
     free(s);
 }
 
@@ -125,9 +125,9 @@ bool store_notified(store *s)
     return db_notified(s->conn);
 }
 
-static char *dup_value(const PGresult *r, int row, int col)
+static char *dup_value(const PGresult *res, int row, int col)
 {
-    return xstrdup(PQgetvalue(r, row, col));
+    return xstrdup(PQgetvalue(res, row, col));
 }
 
 /* The claim's columns, in its SELECT's order. */
@@ -147,28 +147,28 @@ int store_claim(store *s, int max, delivery *out)
     char lease[24], limit[24];
     snprintf(lease, sizeof lease, "%ld", s->lease_seconds);
     snprintf(limit, sizeof limit, "%d", max);
-    const char *params[] = {s->worker, lease, limit};
-    PGresult *r = db_exec(s->conn, &claim, params);
-    if (r == NULL)
+    const char *params[] = {s->name, lease, limit};
+    PGresult *res = db_exec(s->conn, &claim, params);
+    if (res == NULL)
         return -1;
-    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
-        log_error("claim failed: %s", PQresultErrorMessage(r));
-        PQclear(r);
+    if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+        log_error("claim failed: %s", PQresultErrorMessage(res));
+        PQclear(res);
         return -1;
     }
-    int n = PQntuples(r);
+    int n = PQntuples(res);
     for (int i = 0; i < n && i < max; i++) {
         delivery *d = &out[i];
-        d->id = strtoll(PQgetvalue(r, i, CLAIM_ID), NULL, 10);
-        d->event_id = dup_value(r, i, CLAIM_EVENT);
-        d->subscription_id = dup_value(r, i, CLAIM_SUBSCRIPTION);
-        d->attempt = (int)strtol(PQgetvalue(r, i, CLAIM_ATTEMPTS), NULL, 10);
-        d->enabled = PQgetvalue(r, i, CLAIM_ENABLED)[0] == 't';
-        d->url = dup_value(r, i, CLAIM_URL);
-        d->secret_sealed = dup_value(r, i, CLAIM_SECRET);
-        d->body = dup_value(r, i, CLAIM_BODY);
+        d->id = strtoll(PQgetvalue(res, i, CLAIM_ID), NULL, 10);
+        d->event_id = dup_value(res, i, CLAIM_EVENT);
+        d->subscription_id = dup_value(res, i, CLAIM_SUBSCRIPTION);
+        d->attempt = (int)strtol(PQgetvalue(res, i, CLAIM_ATTEMPTS), NULL, 10);
+        d->enabled = PQgetvalue(res, i, CLAIM_ENABLED)[0] == 't';
+        d->url = dup_value(res, i, CLAIM_URL);
+        d->secret_sealed = dup_value(res, i, CLAIM_SECRET);
+        d->body = dup_value(res, i, CLAIM_BODY);
     }
-    PQclear(r);
+    PQclear(res);
     return n < max ? n : max;
 }
 
@@ -176,14 +176,14 @@ bool store_renew(store *s)
 {
     char lease[24];
     snprintf(lease, sizeof lease, "%ld", s->lease_seconds);
-    const char *params[] = {s->worker, lease};
-    PGresult *r = db_exec(s->conn, &renew, params);
-    if (r == NULL)
+    const char *params[] = {s->name, lease};
+    PGresult *res = db_exec(s->conn, &renew, params);
+    if (res == NULL)
         return false;
-    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    bool ok = PQresultStatus(res) == PGRES_COMMAND_OK;
     if (!ok)
-        log_error("renewing leases failed: %s", PQresultErrorMessage(r));
-    PQclear(r);
+        log_error("renewing leases failed: %s", PQresultErrorMessage(res));
+    PQclear(res);
     return ok;
 }
 
@@ -221,7 +221,7 @@ static void outcome_params(store *s, int i, const store_outcome *o)
     v[4] = o->a->error[0] != '\0' ? o->a->error : NULL;
     v[5] = o->status;
     v[6] = t[4];
-    v[7] = s->worker;
+    v[7] = s->name;
     s->stmts[i] = &record;
     s->params[i] = v;
 }
@@ -240,16 +240,16 @@ void store_record_all(store *s, store_outcome *outcomes, int n)
     if (!db_exec_pipeline(s->conn, n, s->stmts, s->params, s->results))
         return;
     for (int i = 0; i < n; i++) {
-        PGresult *r = s->results[i];
-        if (r == NULL)
+        PGresult *res = s->results[i];
+        if (res == NULL)
             continue;
-        if (PQresultStatus(r) == PGRES_COMMAND_OK) {
+        if (PQresultStatus(res) == PGRES_COMMAND_OK) {
             outcomes[i].result = STORE_RECORDED;
         } else {
             outcomes[i].result = STORE_REJECTED;
             log_error("recording delivery %lld failed: %s", outcomes[i].d->id,
-                      PQresultErrorMessage(r));
+                      PQresultErrorMessage(res));
         }
-        PQclear(r);
+        PQclear(res);
     }
 }

@@ -16,8 +16,8 @@
 
 typedef struct store store;
 
-/* worker: this process's name in leased_by; lease_seconds: how long a claim is exclusive. */
-store *store_open(const char *conninfo, const char *worker, long lease_seconds);
+/* name: this drainer's name in leased_by; lease_seconds: how long a claim is exclusive. */
+store *store_open(const char *conninfo, const char *name, long lease_seconds);
 void store_close(store *s);
 
 /* Connects if needed (throttled); true when the connection is usable. */

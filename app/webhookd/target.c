@@ -48,18 +48,18 @@ static void bare_host(const char *host, char *out, size_t outsz)
         snprintf(out, outsz, "%s", host);
 }
 
-static char *resolve_entry(const char *host, const char *port, const netcheck_result *r)
+static char *resolve_entry(const char *host, const char *port, const netcheck_result *checked)
 {
     buf b;
     buf_init(&b, 128);
     buf_printf(&b, "%s:%s:", host, port);
-    for (int i = 0; i < r->count; i++) {
+    for (int i = 0; i < checked->count; i++) {
         if (i > 0)
             buf_putc(&b, ',');
-        if (r->families[i] == AF_INET6)
-            buf_printf(&b, "[%s]", r->addrs[i]);
+        if (checked->families[i] == AF_INET6)
+            buf_printf(&b, "[%s]", checked->addrs[i]);
         else
-            buf_puts(&b, r->addrs[i]);
+            buf_puts(&b, checked->addrs[i]);
     }
     return b.data; /* handed over to the caller, who frees it */
 }
@@ -124,20 +124,20 @@ bool target_check_literal(target *t, bool allow_private, char *err, size_t errle
     else
         return refuse(NETCHECK_UNRESOLVED, err, errlen);
     const struct sockaddr *addrs[1] = {(const struct sockaddr *)&ss};
-    netcheck_result r;
-    netcheck_status st = netcheck_addrs(addrs, 1, allow_private, &r);
+    netcheck_result checked;
+    netcheck_status st = netcheck_addrs(addrs, 1, allow_private, &checked);
     return st == NETCHECK_OK || refuse(st, err, errlen);
 }
 
 bool target_pin(target *t, const struct sockaddr *const *addrs, size_t n, bool allow_private,
                 char *err, size_t errlen)
 {
-    netcheck_result r;
-    netcheck_status st = netcheck_addrs(addrs, n, allow_private, &r);
+    netcheck_result checked;
+    netcheck_status st = netcheck_addrs(addrs, n, allow_private, &checked);
     if (st != NETCHECK_OK)
         return refuse(st, err, errlen);
     free(t->resolve);
-    t->resolve = resolve_entry(t->host, t->port, &r);
+    t->resolve = resolve_entry(t->host, t->port, &checked);
     return true;
 }
 

@@ -47,20 +47,21 @@ static void pg_teardown(void)
 static void scalar(db *d, const char *sql, const char *param, char *out, size_t outsz)
 {
     const char *params[] = {param};
-    PGresult *r = db_exec_params(d, sql, param != NULL ? 1 : 0, params);
-    ck_assert_ptr_nonnull(r);
-    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s: %s", sql, PQresultErrorMessage(r));
-    ck_assert_int_eq(PQntuples(r), 1);
-    snprintf(out, outsz, "%s", PQgetvalue(r, 0, 0));
-    PQclear(r);
+    PGresult *res = db_exec_params(d, sql, param != NULL ? 1 : 0, params);
+    ck_assert_ptr_nonnull(res);
+    ck_assert_msg(PQresultStatus(res) == PGRES_TUPLES_OK, "%s: %s", sql, PQresultErrorMessage(res));
+    ck_assert_int_eq(PQntuples(res), 1);
+    snprintf(out, outsz, "%s", PQgetvalue(res, 0, 0));
+    PQclear(res);
 }
 
 static void command(db *d, const char *sql)
 {
-    PGresult *r = db_exec_params(d, sql, 0, NULL);
-    ck_assert_ptr_nonnull(r);
-    ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s: %s", sql, PQresultErrorMessage(r));
-    PQclear(r);
+    PGresult *res = db_exec_params(d, sql, 0, NULL);
+    ck_assert_ptr_nonnull(res);
+    ck_assert_msg(PQresultStatus(res) == PGRES_COMMAND_OK, "%s: %s", sql,
+                  PQresultErrorMessage(res));
+    PQclear(res);
 }
 
 static PGTransactionStatusType tx_status(db *d)
@@ -122,9 +123,9 @@ START_TEST(pg_commit_of_a_failed_transaction_is_refused)
     command(pg, "CREATE TEMP TABLE t (v text)");
     ck_assert(db_begin(pg, DB_READ_COMMITTED));
     command(pg, "INSERT INTO t VALUES ('lost')");
-    PGresult *r = db_exec_params(pg, "SELECT 1 / 0", 0, NULL);
-    ck_assert_int_eq(PQresultStatus(r), PGRES_FATAL_ERROR);
-    PQclear(r);
+    PGresult *res = db_exec_params(pg, "SELECT 1 / 0", 0, NULL);
+    ck_assert_int_eq(PQresultStatus(res), PGRES_FATAL_ERROR);
+    PQclear(res);
     ck_assert_int_eq(tx_status(pg), PQTRANS_INERROR);
     ck_assert(!db_commit(pg));
     ck_assert_str_eq(db_error(pg), "the transaction was rolled back");

@@ -121,23 +121,23 @@ static void pg_teardown(void)
 static void assert_round_trip(const char *const *items, size_t n)
 {
     const char *params[] = {literal(items, n)};
-    PGresult *r = db_exec_params(pg,
-                                 "SELECT v, v IS NULL FROM unnest($1::text[]) WITH ORDINALITY"
-                                 " AS t(v, i) ORDER BY i",
-                                 1, params);
-    ck_assert_ptr_nonnull(r);
-    ck_assert_msg(PQresultStatus(r) == PGRES_TUPLES_OK, "%s rejected: %s", params[0],
-                  PQresultErrorMessage(r));
-    ck_assert_int_eq(PQntuples(r), (int)n);
+    PGresult *res = db_exec_params(pg,
+                                   "SELECT v, v IS NULL FROM unnest($1::text[]) WITH ORDINALITY"
+                                   " AS t(v, i) ORDER BY i",
+                                   1, params);
+    ck_assert_ptr_nonnull(res);
+    ck_assert_msg(PQresultStatus(res) == PGRES_TUPLES_OK, "%s rejected: %s", params[0],
+                  PQresultErrorMessage(res));
+    ck_assert_int_eq(PQntuples(res), (int)n);
     for (int i = 0; i < (int)n; i++) {
         if (items[i] == NULL) {
-            ck_assert_msg(PQgetisnull(r, i, 0), "element %d is not NULL", i);
+            ck_assert_msg(PQgetisnull(res, i, 0), "element %d is not NULL", i);
             continue;
         }
-        ck_assert_msg(!PQgetisnull(r, i, 0), "element %d (%s) read as NULL", i, items[i]);
-        ck_assert_str_eq(PQgetvalue(r, i, 0), items[i]);
+        ck_assert_msg(!PQgetisnull(res, i, 0), "element %d (%s) read as NULL", i, items[i]);
+        ck_assert_str_eq(PQgetvalue(res, i, 0), items[i]);
     }
-    PQclear(r);
+    PQclear(res);
 }
 
 START_TEST(pg_reads_back_every_awkward_element)
@@ -190,13 +190,13 @@ START_TEST(pg_works_with_any_and_unnest)
 {
     const char *wanted[] = {"b\"2", "c,3", "zz"};
     const char *params[] = {literal(wanted, 3)};
-    PGresult *r = db_exec_params(pg,
-                                 "SELECT count(*) FROM (VALUES ('a'), ('b\"2'), ('c,3')) v(id)"
-                                 " WHERE id = ANY($1::text[])",
-                                 1, params);
-    ck_assert_int_eq(PQresultStatus(r), PGRES_TUPLES_OK);
-    ck_assert_str_eq(PQgetvalue(r, 0, 0), "2");
-    PQclear(r);
+    PGresult *res = db_exec_params(pg,
+                                   "SELECT count(*) FROM (VALUES ('a'), ('b\"2'), ('c,3')) v(id)"
+                                   " WHERE id = ANY($1::text[])",
+                                   1, params);
+    ck_assert_int_eq(PQresultStatus(res), PGRES_TUPLES_OK);
+    ck_assert_str_eq(PQgetvalue(res, 0, 0), "2");
+    PQclear(res);
 
     buf second;
     buf_init(&second, 0);
@@ -205,13 +205,13 @@ START_TEST(pg_works_with_any_and_unnest)
         db_array_append(&second, more[i]);
     db_array_end(&second);
     const char *pair[] = {b.data, second.data};
-    r = db_exec_params(pg,
-                       "SELECT string_agg(a || '=' || coalesce(m, '-'), ' ' ORDER BY a)"
-                       " FROM unnest($1::text[], $2::text[]) AS u(a, m)",
-                       2, pair);
-    ck_assert_int_eq(PQresultStatus(r), PGRES_TUPLES_OK);
-    ck_assert_str_eq(PQgetvalue(r, 0, 0), "b\"2=x\\ c,3=- zz=z");
-    PQclear(r);
+    res = db_exec_params(pg,
+                         "SELECT string_agg(a || '=' || coalesce(m, '-'), ' ' ORDER BY a)"
+                         " FROM unnest($1::text[], $2::text[]) AS u(a, m)",
+                         2, pair);
+    ck_assert_int_eq(PQresultStatus(res), PGRES_TUPLES_OK);
+    ck_assert_str_eq(PQgetvalue(res, 0, 0), "b\"2=x\\ c,3=- zz=z");
+    PQclear(res);
     buf_free(&second);
 }
 END_TEST
