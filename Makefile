@@ -37,7 +37,7 @@ UNIT_SRC     := $(wildcard tests/unit/*.c)
 # The pure parts of the programs, unit tested beside lib/: linked into the unit binary
 # without the programs' main.c. The tests include them as "webhookd/retry.h" and so on.
 UNIT_APP_SRC := app/webhookd/retry.c app/webhookd/duetimes.c app/webhookd/target.c \
-                app/webhookd/cabundle.c app/api/mime.c app/api/links.c
+                app/webhookd/cabundle.c app/webhookd/prune_pass.c app/api/mime.c app/api/links.c
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 

@@ -245,7 +245,7 @@ static void check_signal(drainer *dr)
 /* How long the wait may last: not at all if work is ready; with no free slot, until
  * libcurl has news (curl_multi_poll also wakes for its own timers); else until the next
  * poll or retry. */
-static int wait_ms(const drainer *dr, bool db_up)
+static int delivery_wait_ms(const drainer *dr, bool db_up)
 {
     if (!db_up)
         return POLL_MS / 4; /* reconnect soon */
@@ -260,13 +260,25 @@ static int wait_ms(const drainer *dr, bool db_up)
     return left < 0 ? 0 : left > POLL_MS ? POLL_MS : (int)left;
 }
 
+/* The deliveries' wait, shortened to when the retention pass has its next step (its
+ * answers wake the wait through its socket). */
+static int wait_ms(const drainer *dr, bool db_up)
+{
+    int ms = delivery_wait_ms(dr, db_up);
+    long long pruning = dr->stopping ? -1 : retention_wait_ms(dr->setup->retention);
+    return pruning >= 0 && pruning < ms ? (int)pruning : ms;
+}
+
 static void wait_for_events(drainer *dr, bool db_up)
 {
-    struct curl_waitfd fds[2] = {{dr->setup->signal_fd, CURL_WAIT_POLLIN, 0}};
+    struct curl_waitfd fds[3] = {{dr->setup->signal_fd, CURL_WAIT_POLLIN, 0}};
     unsigned n = 1;
     int pgfd = store_socket(dr->setup->db);
     if (pgfd >= 0)
         fds[n++] = (struct curl_waitfd){pgfd, CURL_WAIT_POLLIN, 0};
+    int prunefd = retention_socket(dr->setup->retention);
+    if (prunefd >= 0 && !dr->stopping)
+        fds[n++] = (struct curl_waitfd){prunefd, CURL_WAIT_POLLIN, 0};
     sender_wait(dr->setup->http, fds, n, wait_ms(dr, db_up));
 }
 
@@ -331,6 +343,8 @@ void drainer_run(const drainer_setup *setup)
             claim_and_start(&dr);
             collect_finished(&dr);
         }
+        if (!dr.stopping)
+            retention_step(setup->retention);
         if (finished(&dr))
             break;
         wait_for_events(&dr, store_ready(setup->db));

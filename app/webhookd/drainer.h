@@ -3,7 +3,8 @@
  * One thread does everything, driven by one wait on three kinds of event: libcurl's
  * sockets, the database socket (NOTIFY market_webhooks, sent by the outbox triggers at
  * commit) and the signal pipe; with a one-second timeout as the polling fallback that
- * also finds retries that came due and leases that ran out. */
+ * also finds retries that came due and leases that ran out. The retention pass runs in
+ * the same loop on a connection of its own, waited on with the rest. */
 #ifndef MARKET_WEBHOOKD_DRAINER_H
 #define MARKET_WEBHOOKD_DRAINER_H
 
@@ -11,6 +12,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "retention.h"
 #include "sender.h"
 #include "store.h"
 
@@ -26,7 +28,8 @@ typedef struct {
     store *db;
     sender *http;
     int concurrency;
-    int signal_fd; /* readable when SIGTERM or SIGINT arrived */
+    int signal_fd;        /* readable when SIGTERM or SIGINT arrived */
+    retention *retention; /* the pruning pass, stepped by the loop (retention.h) */
 } drainer_setup;
 
 /* Runs until a signal asks it to stop, then lets the requests in flight finish (each is

@@ -23,8 +23,8 @@ int main(void)
         ids_suite,        json_body_suite, json_out_suite, log_suite,    metrics_suite,
         money_suite,      netcheck_suite,  prom_suite,     query_suite,  replica_suite,
         ring_cache_suite, route_suite,     text_suite,     url_suite,    webhook_sign_suite};
-    static const suite_fn app_suites[] = {cabundle_suite, duetimes_suite, links_suite,
-                                          mime_suite,     retry_suite,    target_suite};
+    static const suite_fn app_suites[] = {cabundle_suite,   duetimes_suite, links_suite, mime_suite,
+                                          prune_pass_suite, retry_suite,    target_suite};
     SRunner *runner = srunner_create(NULL);
     for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
         srunner_add_suite(runner, suites[i]());
