@@ -6,6 +6,8 @@
 #                test suites of the four client libraries (clients/)
 #   make scale-check  (root) the scale-out proof: pools on two hosts, a primary and its
 #                replica, on network namespaces (tests/scale/run)
+#   make soak [DURATION=3600]  a mixed load at half the measured capacity for DURATION
+#                seconds, with a verdict on errors, memory, connections and table sizes
 #
 # Both install missing Debian packages first (tools/install-deps).
 #
@@ -44,7 +46,7 @@ obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 PROGRAMS = $(BUILD)/market-api $(BUILD)/market-webhookd $(BUILD)/market-admin
 
 .PHONY: all run check deps unit unit-asan cli-test admin-test triggers-test e2e clients-check \
-        fuzz bench format lint lint-format tidy cppcheck clean scale-check man dist install \
+        fuzz bench soak format lint lint-format tidy cppcheck clean scale-check man dist install \
         uninstall install-test deb package-check openapi-lint FORCE
 all: $(PROGRAMS)
 
@@ -145,6 +147,14 @@ check: deps
 
 bench: all
 	bench/run
+
+# The soak (tests/soak/run): a mixed load at half the measured capacity against a whole
+# stack for DURATION seconds, with webhook deliveries, sampling RSS, PostgreSQL's
+# connections and table sizes; prints the samples and a verdict. Not part of check (CI
+# runs it for 60 s as a phase of its own).
+DURATION ?= 3600
+soak: all
+	tests/soak/run --duration $(DURATION)
 
 # The scale-out proof (as root: network namespaces): two app hosts, a PostgreSQL primary
 # and its streaming replica, a front nginx and a webhook receiver, each in a namespace of
