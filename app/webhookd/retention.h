@@ -19,10 +19,12 @@
  * drainer that does not get it skips that pass, so one prunes at a time; and every batch
  * locks its rows with SKIP LOCKED, so that even two at once would only share the work.
  *
- * It runs inside the drainer's loop without ever blocking it: it has a connection of its
- * own (application_name market-webhookd-retention), opened without blocking, and sends
- * one statement at a time, whose answer the loop collects when the connection's socket
- * says it has arrived. Each pass logs one line with its figures and adds them to
+ * It runs inside the drainer's loop without waiting for a batch: it has a connection of
+ * its own (application_name market-webhookd-retention), opened without blocking, and
+ * sends one statement at a time, whose answer the loop collects when the connection's
+ * socket says it has arrived. Only a new session's settings and the first use of each
+ * statement on it (lib/db prepares it) are a round trip the loop waits for, once per
+ * connection. Each pass logs one line with its figures and adds them to
  * retention_totals, which /metrics reads. */
 #ifndef MARKET_WEBHOOKD_RETENTION_H
 #define MARKET_WEBHOOKD_RETENTION_H
