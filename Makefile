@@ -6,6 +6,8 @@
 #                test suites of the four client libraries (clients/)
 #   make scale-check  (root) the scale-out proof: pools on two hosts, a primary and its
 #                replica, on network namespaces (tests/scale/run)
+#   make soak [DURATION=3600]  a mixed load at half the measured capacity for DURATION
+#                seconds, with a verdict on errors, memory, connections and table sizes
 #
 # Both install missing Debian packages first (tools/install-deps).
 #
@@ -39,15 +41,15 @@ UNIT_SRC     := $(wildcard tests/unit/*.c)
 # The pure parts of the programs, unit tested beside lib/: linked into the unit binary
 # without the programs' main.c. The tests include them as "webhookd/retry.h" and so on.
 UNIT_APP_SRC := app/webhookd/retry.c app/webhookd/duetimes.c app/webhookd/target.c \
-                app/webhookd/cabundle.c app/webhookd/resolver.c app/api/mime.c app/api/links.c \
-                app/api/params.c
+                app/webhookd/cabundle.c app/webhookd/resolver.c app/webhookd/prune_pass.c \
+                app/api/mime.c app/api/links.c app/api/params.c
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
 PROGRAMS = $(BUILD)/market-api $(BUILD)/market-webhookd $(BUILD)/market-admin
 
 .PHONY: all run check deps unit unit-asan cli-test admin-test triggers-test e2e clients-check \
-        fuzz fuzz-long bench format lint lint-format tidy cppcheck clean scale-check \
+        fuzz fuzz-long bench soak format lint lint-format tidy cppcheck clean scale-check \
         failover-check man dist install \
         uninstall install-test deb package-check openapi-lint FORCE
 all: $(PROGRAMS)
@@ -156,6 +158,14 @@ check: deps
 
 bench: all
 	bench/run
+
+# The soak (tests/soak/run): a mixed load at half the measured capacity against a whole
+# stack for DURATION seconds, with webhook deliveries, sampling RSS, PostgreSQL's
+# connections and table sizes; prints the samples and a verdict. Not part of check (CI
+# runs it for 60 s as a phase of its own).
+DURATION ?= 3600
+soak: all
+	tests/soak/run --duration $(DURATION)
 
 # The scale-out proof (as root: network namespaces): two app hosts, a PostgreSQL primary
 # and its streaming replica, a front nginx and a webhook receiver, each in a namespace of

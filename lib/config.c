@@ -167,6 +167,18 @@ bool config_load(market_config *cfg, int needs, char *err, size_t errlen)
     }
     cfg->webhook_allow_private = priv != NULL && strcmp(priv, "1") == 0;
 
+    /* One duration in the unit of the retry delays, so that tests can keep seconds. */
+    const char *retention = getenv("MARKET_RETENTION");
+    int one = 0;
+    cfg->retention = CONFIG_RETENTION_DEFAULT;
+    if (retention != NULL && *retention != '\0' &&
+        !config_parse_durations(retention, &cfg->retention, 1, &one)) {
+        snprintf(err, errlen,
+                 "MARKET_RETENTION must be one duration in s, m, h or d such as 30d "
+                 "(at most 366d)");
+        return false;
+    }
+
     const char *metrics = getenv("MARKET_METRICS_FILE");
     cfg->metrics_file =
         (metrics != NULL && *metrics != '\0') ? metrics : CONFIG_METRICS_FILE_DEFAULT;

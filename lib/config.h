@@ -13,6 +13,8 @@
 /* The packaged pool's runtime directory (market-api.service: RuntimeDirectory=market-api). */
 #define CONFIG_METRICS_FILE_DEFAULT "/run/market-api/metrics"
 #define CONFIG_SECRET_MAX 4096
+/* MARKET_RETENTION's default: 30 days (docs/contract.md section 12). */
+#define CONFIG_RETENTION_DEFAULT (30L * 86400)
 
 enum {
     CONFIG_NEED_SECRET = 1 << 0,    /* MARKET_SECRET_FILE */
@@ -39,6 +41,7 @@ typedef struct {
     long request_log;   /* 1: market-api logs a line per request; 0: nginx's access log only */
     long search_window; /* rows a relevance search reads in id order before the GIN index */
     const char *metrics_file; /* the counters a pool's workers share (lib/metrics.h) */
+    long retention;           /* seconds finished rows are kept (market-webhookd prunes) */
 } market_config;
 
 /* Fills cfg from the environment. On failure writes one line (no newline) to err. */

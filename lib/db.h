@@ -131,7 +131,7 @@ PGresult *db_receive(db *d, int timeout_ms); /* timeout_ms < 0: as long as it ta
 const char *db_error(db *d);
 
 /* The SQLSTATE of a failed result, or "" */
-const char *db_sqlstate(const PGresult *r);
+const char *db_sqlstate(const PGresult *res);
 
 /* A result's value at row and column (name the columns: an enum beside the statement):
  * its text (never NULL: "" for SQL NULL), whether it is NULL, and an integer column. */

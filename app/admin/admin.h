@@ -67,7 +67,7 @@ void sql_begin(db *c, const char *what, db_isolation level);
 void sql_commit(db *c, const char *what);
 
 /* Prints every row of r as one line of tab-separated columns on stdout. */
-void print_rows(const PGresult *r);
+void print_rows(const PGresult *res);
 
 /* A statement run many times is a db_stmt (DB_STMT, lib/db.h), prepared on first use on
  * the connection; any result but rows or a completed command is fatal, as for sql_run. */

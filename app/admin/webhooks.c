@@ -83,7 +83,11 @@ int cmd_deliveries(int argc, char **argv)
 }
 
 /* Attempts restart at 0 so the full retry schedule applies again; the rows of
- * webhook_attempts stay as the history of what happened before. */
+ * webhook_attempts stay as the history of what happened before. The event's row is
+ * locked first (FOR SHARE): market-webhookd's retention pass locks the events it is about
+ * to delete and checks their deliveries again after (retention_prune_events, 008), so
+ * either it deletes the event and this finds none, or it finds a delivery pending again
+ * and keeps the event. */
 int cmd_redeliver(int argc, char **argv)
 {
     const char *pos[1];
@@ -97,7 +101,8 @@ int cmd_redeliver(int argc, char **argv)
     db *c = admin_connect(0, &cfg);
     sql_begin(c, "redeliver", DB_READ_COMMITTED);
     const char *params[] = {event};
-    PGresult *res = sql_run(c, "redeliver", "SELECT 1 FROM events WHERE id = $1", 1, params);
+    PGresult *res =
+        sql_run(c, "redeliver", "SELECT 1 FROM events WHERE id = $1 FOR SHARE", 1, params);
     if (PQntuples(res) == 0)
         fail("redeliver: no such event %s", event);
     PQclear(res);

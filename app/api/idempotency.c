@@ -32,14 +32,6 @@ DB_STMT(idem_store,
         " WHERE api_key_id = $1::bigint AND idem_key = $2",
         4);
 
-/* Bounded, so that a backlog (a worker pool that was down for a while) is worked off in
- * small steps instead of one long statement. */
-DB_STMT(idem_prune_old,
-        "DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY("
-        "  SELECT ctid FROM idempotency_keys WHERE created_at <= now() - " IDEM_WINDOW_SQL
-        "   LIMIT 1000))",
-        0);
-
 static bool key_valid(const char *key)
 {
     size_t n = strlen(key);
@@ -162,11 +154,4 @@ void idem_finish(request *r, idem_state *st)
     }
     if (!db_commit(r->w->db))
         respond_unavailable(r); /* neither the effect nor the stored response remains */
-}
-
-void idem_prune(worker *w)
-{
-    PGresult *res = db_exec(w->db, &idem_prune_old, NULL);
-    if (res != NULL)
-        PQclear(res);
 }

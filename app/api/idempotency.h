@@ -28,10 +28,10 @@
 
 #include <stdbool.h>
 
+#include "idem_window.h"
 #include "request.h"
 
 #define IDEM_KEY_MAX 255
-#define IDEM_WINDOW_SQL "interval '24 hours'"
 
 typedef struct {
     bool active; /* a key was given: a transaction is open and this request owns the row */
@@ -50,9 +50,5 @@ bool idem_guard(request *r, const idem_state *st);
 /* Stores the response (status below 500) with the key and commits the effect with it,
  * or rolls both back. A failure to commit replaces the response with 503. */
 void idem_finish(request *r, idem_state *st);
-
-/* Deletes a batch of keys older than the window (they are ignored anyway); called now and
- * then by each worker, between requests. */
-void idem_prune(worker *w);
 
 #endif

@@ -60,6 +60,15 @@ DB_STMT(ops_outbox,
 
 enum { O_PENDING, O_DELIVERED, O_FAILED, O_RETRYING, O_OLDEST_AGE };
 
+/* What market-webhookd's retention passes pruned so far, per table, whichever drainer
+ * ran them (one row per table: sql/migrations/008_retention.sql). */
+DB_STMT(ops_retention,
+        "SELECT relation, pruned, COALESCE(extract(epoch FROM last_pass_at), 0)"
+        "  FROM retention_totals ORDER BY relation",
+        0);
+
+enum { R_RELATION, R_PRUNED, R_LAST_PASS };
+
 static metrics *shared;
 static const char *version;
 static char host[256];
@@ -242,6 +251,35 @@ static bool put_outbox(request *r, buf *b)
     return true;
 }
 
+/* The retention figures, read now from PostgreSQL; false when the database did not
+ * answer. */
+static bool put_retention(request *r, buf *b)
+{
+    PGresult *res = db_exec(r->w->db, &ops_retention, NULL);
+    if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK) {
+        if (res != NULL)
+            log_error("metrics: retention query failed: %s", PQresultErrorMessage(res));
+        PQclear(res);
+        return false;
+    }
+    prom_family(b, "market_retention_pruned_rows_total", "counter",
+                "Rows the retention passes of market-webhookd deleted, by table.");
+    double last = 0;
+    for (int i = 0; i < PQntuples(res); i++) {
+        prom_u64(b, "market_retention_pruned_rows_total",
+                 (const char *const[]){"table", db_text(res, i, R_RELATION), NULL},
+                 (uint64_t)db_int(res, i, R_PRUNED));
+        double at = strtod(db_text(res, i, R_LAST_PASS), NULL);
+        if (at > last)
+            last = at;
+    }
+    prom_family(b, "market_retention_last_pass_timestamp_seconds", "gauge",
+                "When the last retention pass ended, Unix time (0 before the first).");
+    prom_f64(b, "market_retention_last_pass_timestamp_seconds", NULL, last);
+    PQclear(res);
+    return true;
+}
+
 static void serve_metrics(request *r)
 {
     static uint64_t sum[C_COUNT];
@@ -251,7 +289,7 @@ static void serve_metrics(request *r)
     buf_clear(r->body);
     put_pool(r->body, sum, live);
     put_requests(r->body, sum);
-    bool db_up = put_outbox(r, r->body);
+    bool db_up = put_outbox(r, r->body) && put_retention(r, r->body);
     prom_family(r->body, "market_database_up", "gauge",
                 "1 when the database answered this scrape, 0 when it did not.");
     prom_u64(r->body, "market_database_up", NULL, db_up ? 1 : 0);

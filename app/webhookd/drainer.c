@@ -314,7 +314,7 @@ static void check_signal(drainer *dr)
 /* How long the wait may last: not at all if work is ready; with no free slot, until
  * libcurl has news (curl_multi_poll also wakes for its own timers); else until the next
  * poll or retry. wait_for_events shortens it to the resolver's next timer. */
-static int wait_ms(const drainer *dr, bool db_up)
+static int delivery_wait_ms(const drainer *dr, bool db_up)
 {
     if (!db_up)
         return POLL_MS / 4; /* reconnect soon */
@@ -329,12 +329,22 @@ static int wait_ms(const drainer *dr, bool db_up)
     return left < 0 ? 0 : left > POLL_MS ? POLL_MS : (int)left;
 }
 
-/* One wait for everything: libcurl's sockets, the signal pipe, the database's socket and
- * c-ares' sockets (whose revents resolver_process reads after the wait). */
+/* The deliveries' wait, shortened to when the retention pass has its next step (its
+ * answers wake the wait through its socket). */
+static int wait_ms(const drainer *dr, bool db_up)
+{
+    int ms = delivery_wait_ms(dr, db_up);
+    long long pruning = dr->stopping ? -1 : retention_wait_ms(dr->setup->retention);
+    return pruning >= 0 && pruning < ms ? (int)pruning : ms;
+}
+
+/* One wait for everything: libcurl's sockets, the signal pipe, the database's socket, the
+ * retention pass's socket and c-ares' sockets (whose revents resolver_process reads after
+ * the wait). */
 static void wait_for_events(drainer *dr, bool db_up)
 {
     resolver *dns = dr->setup->dns;
-    unsigned cap = 2 + resolver_nfds(dns);
+    unsigned cap = 3 + resolver_nfds(dns);
     if (cap > dr->capwait) {
         dr->waitfds = xrealloc(dr->waitfds, cap * sizeof *dr->waitfds);
         dr->capwait = cap;
@@ -344,6 +354,9 @@ static void wait_for_events(drainer *dr, bool db_up)
     int pgfd = store_socket(dr->setup->db);
     if (pgfd >= 0)
         dr->waitfds[n++] = (struct curl_waitfd){pgfd, CURL_WAIT_POLLIN, 0};
+    int prunefd = retention_socket(dr->setup->retention);
+    if (prunefd >= 0 && !dr->stopping)
+        dr->waitfds[n++] = (struct curl_waitfd){prunefd, CURL_WAIT_POLLIN, 0};
     dr->dns_first = n;
     dr->dns_count = resolver_wait_fds(dns, dr->waitfds + n, cap - n);
     n += dr->dns_count;
@@ -425,6 +438,8 @@ void drainer_run(const drainer_setup *setup)
             continue_resolved(&dr); /* names found in /etc/hosts are answered at once */
             collect_finished(&dr);
         }
+        if (!dr.stopping)
+            retention_step(setup->retention);
         if (finished(&dr))
             break;
         wait_for_events(&dr, store_ready(setup->db));

@@ -5,7 +5,9 @@
  * socket (NOTIFY market_webhooks, sent by the outbox triggers at commit) and the signal
  * pipe; with a one-second timeout as the polling fallback that also finds retries that
  * came due and leases that ran out. Nothing in the loop waits for the network but that
- * one wait, so a receiver slow to resolve, connect or answer delays only itself. */
+ * one wait, so a receiver slow to resolve, connect or answer delays only itself. The
+ * retention pass runs in the same loop on a connection of its own, waited on with the
+ * rest. */
 #ifndef MARKET_WEBHOOKD_DRAINER_H
 #define MARKET_WEBHOOKD_DRAINER_H
 
@@ -14,6 +16,7 @@
 
 #include "config.h"
 #include "resolver.h"
+#include "retention.h"
 #include "sender.h"
 #include "store.h"
 
@@ -30,7 +33,8 @@ typedef struct {
     sender *http;
     resolver *dns; /* its deadline: the attempt's timeout (MARKET_WEBHOOK_TIMEOUT) */
     int concurrency;
-    int signal_fd; /* readable when SIGTERM or SIGINT arrived */
+    int signal_fd;        /* readable when SIGTERM or SIGINT arrived */
+    retention *retention; /* the pruning pass, stepped by the loop (retention.h) */
 } drainer_setup;
 
 /* Runs until a signal asks it to stop, then lets the attempts under way finish (each,

@@ -4,7 +4,8 @@
  * Configuration: the MARKET_* variables of lib/config.h (MARKET_SECRET_FILE is required,
  * it opens the subscription secrets), plus MARKET_WEBHOOKD_CONCURRENCY, the number of
  * requests in flight at once (1..1024, default 64). Stops on SIGTERM or SIGINT after the
- * requests in flight have finished and been recorded, with exit status 0. */
+ * requests in flight have finished and been recorded, with exit status 0. Runs the
+ * retention pass too (retention.h), in the same loop. */
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include "crypto.h"
 #include "drainer.h"
 #include "log.h"
+#include "prune_pass.h"
 
 #define DEFAULT_CONCURRENCY 64
 #define MAX_CONCURRENCY 1024
@@ -121,13 +123,19 @@ static const char help_description[] =
     "slow DNS answer delays only the deliveries to that name; a lookup may take the\n"
     "attempt's time (MARKET_WEBHOOK_TIMEOUT), after which the attempt fails and is\n"
     "retried.\n"
+    "It also prunes what only grows once its period is over: finished events with their\n"
+    "deliveries and attempts, expired download links and dead API keys after\n"
+    "MARKET_RETENTION, Idempotency-Key records after 24 hours; in batches of at most\n"
+    "1,000 rows, on a connection of its own, one drainer at a time (an advisory lock).\n"
     "\n"
     "SIGTERM or SIGINT stops it once the requests in flight have finished and been\n"
-    "recorded, with exit status 0. It logs one line per event on standard error.\n";
+    "recorded, with exit status 0. It logs one line per event on standard error, and one\n"
+    "per retention pass with what it pruned.\n";
 static const char help_environment[] =
     "  MARKET_DB, MARKET_SECRET_FILE (required: it opens the subscriptions' secrets),\n"
     "  MARKET_WEBHOOK_TIMEOUT, MARKET_WEBHOOK_RETRIES, MARKET_WEBHOOK_CA_FILE,\n"
-    "  MARKET_WEBHOOK_ALLOW_PRIVATE and MARKET_WEBHOOKD_CONCURRENCY; see market.env(5).\n"
+    "  MARKET_WEBHOOK_ALLOW_PRIVATE, MARKET_WEBHOOKD_CONCURRENCY and MARKET_RETENTION;\n"
+    "  see market.env(5).\n"
     "  A missing or invalid setting stops it at start with one line on standard error,\n"
     "  exit status 1.\n";
 
@@ -172,12 +180,17 @@ int main(int argc, char **argv)
     resolver_servers(dns, servers, sizeof servers);
     store *db = store_open(cfg.db, name, DRAINER_LEASE_SECONDS);
     sender *http = sender_create(concurrency, cfg.webhook_ca_file ? ca.path : NULL);
-    log_info("started as %s: %d in flight at most, timeout %lds, %d retries%s; DNS servers %s",
-             name, concurrency, cfg.webhook_timeout, cfg.webhook_retry_count,
+    char kept[24];
+    prune_format_duration(cfg.retention, kept, sizeof kept);
+    log_info("started as %s: %d in flight at most, timeout %lds, %d retries, retention %s%s; "
+             "DNS servers %s",
+             name, concurrency, cfg.webhook_timeout, cfg.webhook_retry_count, kept,
              cfg.webhook_allow_private ? ", private receivers allowed" : "", servers);
-    drainer_setup setup = {&cfg, secret_key, db, http, dns, concurrency, signal_pipe[0]};
+    retention *pruning = retention_open(cfg.db, cfg.retention);
+    drainer_setup setup = {&cfg, secret_key, db, http, dns, concurrency, signal_pipe[0], pruning};
     drainer_run(&setup);
 
+    retention_close(pruning);
     sender_destroy(http);
     resolver_destroy(dns);
     store_close(db);

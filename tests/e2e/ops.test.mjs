@@ -129,6 +129,7 @@ test('/metrics parses as the Prometheus text format and names what it must', asy
     ['market_db_reconnects_total', 'counter'], ['market_rate_limited_total', 'counter'],
     ['market_webhook_deliveries', 'gauge'], ['market_webhook_retry_backlog', 'gauge'],
     ['market_webhook_oldest_pending_age_seconds', 'gauge'], ['market_database_up', 'gauge'],
+    ['market_retention_pruned_rows_total', 'counter'], ['market_retention_last_pass_timestamp_seconds', 'gauge'],
   ]) {
     assert.ok(m.has(name), `${name} is there`);
     assert.equal(m.get(name).type, type, `${name} is a ${type}`);

@@ -108,6 +108,7 @@ static const char *const vars[] = {
     "MARKET_METRICS_FILE",
     "MARKET_DB_READ",
     "MARKET_DB_READ_MAX_LAG",
+    "MARKET_RETENTION",
 };
 
 static char secret_path[64];
@@ -182,6 +183,7 @@ START_TEST(load_defaults)
     ck_assert_str_eq(cfg.metrics_file, "/run/market-api/metrics");
     ck_assert_ptr_null(cfg.db_read);
     ck_assert_int_eq(cfg.db_read_max_lag, 10);
+    ck_assert_int_eq(cfg.retention, 30L * 86400);
 }
 END_TEST
 
@@ -203,6 +205,32 @@ START_TEST(load_overrides)
     setenv("MARKET_METRICS_FILE", "/srv/pool-a/metrics", 1);
     ck_assert_msg(load(), "%s", err);
     ck_assert_str_eq(cfg.metrics_file, "/srv/pool-a/metrics");
+}
+END_TEST
+
+/* MARKET_RETENTION: one duration, each unit, up to 366 days (the soak and the end-to-end
+ * tests keep seconds). */
+START_TEST(load_retention)
+{
+    static const struct {
+        const char *text;
+        long seconds;
+    } good[] = {
+        {"30d", 30L * 86400}, {"12h", 12L * 3600}, {"2m", 120}, {"1s", 1}, {"366d", 366L * 86400}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        setenv("MARKET_RETENTION", good[i].text, 1);
+        ck_assert_msg(load(), "%s: %s", good[i].text, err);
+        ck_assert_int_eq(cfg.retention, good[i].seconds);
+    }
+    static const char *const bad[] = {"30", "0d", "-1d", "367d", "30d,1d",
+                                      "1w", "d",  " 1d", "1.5d", "30 d"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("MARKET_RETENTION", bad[i], 1);
+        load_fails("MARKET_RETENTION");
+    }
+    setenv("MARKET_RETENTION", "", 1);
+    ck_assert_msg(load(), "%s", err);
+    ck_assert_int_eq(cfg.retention, 30L * 86400);
 }
 END_TEST
 
@@ -264,6 +292,7 @@ Suite *config_suite(void)
     tcase_add_test(env, load_defaults);
     tcase_add_test(env, load_overrides);
     tcase_add_test(env, load_rejects_bad_settings);
+    tcase_add_test(env, load_retention);
     tcase_add_test(env, load_checks_secret);
     suite_add_tcase(s, env);
     return s;

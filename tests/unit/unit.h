@@ -34,6 +34,7 @@ Suite *params_suite(void);
 Suite *duetimes_suite(void);
 Suite *links_suite(void);
 Suite *mime_suite(void);
+Suite *prune_pass_suite(void);
 Suite *resolver_suite(void);
 Suite *retry_suite(void);
 Suite *target_suite(void);

@@ -1,0 +1,423 @@
+#include "retention.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db.h"
+#include "idem_window.h"
+#include "log.h"
+#include "mem.h"
+#include "prune_pass.h"
+
+/* Any constant works; it only has to be the same for every drainer (and differ from
+ * market-admin migrate's). */
+#define RETENTION_LOCK "7013620266"
+#define CONNECT_POLL_MS 50 /* how often a connection being opened is looked at */
+
+/* The statements' own limits: a batch takes milliseconds. A batch that waits for a lock
+ * longer than lock_timeout fails and the next pass tries again, rather than holding up
+ * whoever waits behind it. A batch lost in a database crash is simply done again. */
+#define SESSION_SQL                                                                                \
+    "SET synchronous_commit = off; SET statement_timeout = '30s'; SET lock_timeout = '2s'"
+
+DB_STMT(retention_lock, "SELECT pg_try_advisory_lock(" RETENTION_LOCK ")", 0);
+DB_STMT(retention_unlock, "SELECT pg_advisory_unlock(" RETENTION_LOCK ")", 0);
+
+/* See retention_prune_events in sql/migrations/008_retention.sql. */
+DB_STMT(retention_events,
+        "SELECT batch, events, deliveries, attempts"
+        "  FROM retention_prune_events(now() - $1::bigint * interval '1 second', $2::integer)",
+        2);
+enum { EV_BATCH, EV_EVENTS, EV_DELIVERIES, EV_ATTEMPTS }; /* its columns */
+
+/* Oldest first, through download_tokens_expires. SKIP LOCKED: a refund revoking the same
+ * links is not waited for (its rows come next time), and never waits for us long. */
+DB_STMT(retention_tokens,
+        "DELETE FROM download_tokens WHERE id = ANY (ARRAY("
+        "  SELECT id FROM download_tokens"
+        "   WHERE expires_at < now() - $1::bigint * interval '1 second'"
+        "   ORDER BY expires_at LIMIT $2::integer FOR UPDATE SKIP LOCKED))",
+        2);
+
+/* A dead key goes once no key still in use (working, or waiting out its grace) names it
+ * as its replacement: market-admin key rotate reads replaced_by to refuse rotating a key
+ * twice. Dead keys that name it go too, sooner or later; the foreign key then sets their
+ * replaced_by to NULL (008). Through api_keys_dead and api_keys_replaced_by. */
+DB_STMT(retention_keys,
+        "DELETE FROM api_keys WHERE id = ANY (ARRAY("
+        "  SELECT k.id FROM api_keys k"
+        "   WHERE (k.expires_at IS NOT NULL OR k.revoked_at IS NOT NULL)"
+        "     AND least(k.expires_at, k.revoked_at) < now() - $1::bigint * interval '1 second'"
+        "     AND NOT EXISTS (SELECT 1 FROM api_keys o WHERE o.replaced_by = k.id"
+        "           AND coalesce(least(o.expires_at, o.revoked_at)"
+        "                        >= now() - $1::bigint * interval '1 second', true))"
+        "   ORDER BY least(k.expires_at, k.revoked_at) LIMIT $2::integer"
+        "     FOR UPDATE OF k SKIP LOCKED))",
+        2);
+
+/* The window of the contract, not MARKET_RETENTION: an older record is never replayed
+ * (market-api claims the key afresh). A worker claiming a key whose old row is being
+ * deleted waits for this one short statement. */
+DB_STMT(retention_idempotency,
+        "DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY("
+        "  SELECT ctid FROM idempotency_keys WHERE created_at <= now() - " IDEM_WINDOW_SQL
+        "   ORDER BY created_at LIMIT $1::integer FOR UPDATE SKIP LOCKED))",
+        1);
+
+DB_STMT(retention_record,
+        "INSERT INTO retention_totals AS t (relation, pruned, last_pass_at)"
+        " SELECT u.relation, u.pruned, now()"
+        "   FROM unnest($1::text[], $2::bigint[]) AS u (relation, pruned)"
+        " ON CONFLICT (relation) DO UPDATE"
+        "   SET pruned = t.pruned + EXCLUDED.pruned, last_pass_at = EXCLUDED.last_pass_at",
+        2);
+
+typedef enum {
+    R_IDLE,       /* until due_ms: the next pass */
+    R_CONNECTING, /* a connection is being opened; looked at again at due_ms */
+    R_BUSY,       /* a statement is in flight: its answer comes on the socket */
+    R_PAUSED      /* between two batches, until due_ms */
+} phase;
+
+typedef enum { Q_LOCK, Q_BATCH, Q_RECORD, Q_UNLOCK } query;
+
+struct retention {
+    db *conn;
+    long seconds;          /* MARKET_RETENTION */
+    long long interval_ms; /* between the starts of two passes */
+    phase phase;
+    query query;      /* the statement in flight while R_BUSY */
+    PGresult *result; /* its first result, once it came */
+    long long due_ms; /* see phase */
+    long long pass_start_ms;
+    bool pass_failed; /* a statement failed: the pass ends after its totals */
+    bool down_logged; /* the connection failure was logged (log transitions only) */
+    prune_pass pass;
+};
+
+static long long mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+retention *retention_open(const char *conninfo, long retention_seconds)
+{
+    retention *r = xcalloc(1, sizeof *r);
+    r->conn = db_open(conninfo, "market-webhookd-retention");
+    db_set_session(r->conn, SESSION_SQL);
+    r->seconds = retention_seconds;
+    r->interval_ms = prune_interval_ms(retention_seconds);
+    r->phase = R_IDLE;
+    r->due_ms = mono_ms();
+    return r;
+}
+
+void retention_close(retention *r)
+{
+    if (r == NULL)
+        return;
+    PGconn *c = db_conn(r->conn);
+    if (r->phase == R_BUSY && c != NULL) {
+        /* Stopping must not wait for a batch: cancelled, it rolls back and is done again
+         * by the next pass of whichever drainer. */
+        PGcancel *cancel = PQgetCancel(c);
+        char err[256];
+        if (cancel != NULL && !PQcancel(cancel, err, sizeof err))
+            log_error("retention: cancelling the batch in flight failed: %s", err);
+        PQfreeCancel(cancel);
+    }
+    PQclear(r->result);
+    db_close(r->conn);
+    free(r);
+}
+
+/* The pass is over (or was never begun): idle until the next one. */
+static void idle(retention *r)
+{
+    long long now = mono_ms();
+    long long next = r->pass_start_ms + r->interval_ms;
+    r->phase = R_IDLE;
+    r->due_ms = next > now + PRUNE_PAUSE_MS ? next : now + PRUNE_PAUSE_MS;
+}
+
+/* The connection broke: whatever it held (the lock, a batch's transaction) went with it
+ * on the server's side. The next pass reconnects. */
+static void connection_lost(retention *r, const char *when)
+{
+    if (!r->down_logged)
+        log_error("retention: database connection lost %s: %s; the next pass reconnects", when,
+                  PQerrorMessage(db_conn(r->conn)));
+    r->down_logged = true;
+    db_disconnect(r->conn);
+    idle(r);
+}
+
+static void send_query(retention *r, query q, db_stmt *stmt, const char *const *params)
+{
+    if (!db_send(r->conn, stmt, params)) {
+        connection_lost(r, "sending a statement");
+        return;
+    }
+    r->query = q;
+    r->phase = R_BUSY;
+}
+
+static void send_batch(retention *r)
+{
+    char seconds[24], limit[24];
+    snprintf(seconds, sizeof seconds, "%ld", r->seconds);
+    snprintf(limit, sizeof limit, "%d", PRUNE_BATCH);
+    const char *with_cutoff[] = {seconds, limit};
+    const char *limit_only[] = {limit};
+    switch (r->pass.step) {
+    case PRUNE_STEP_EVENTS:
+        send_query(r, Q_BATCH, &retention_events, with_cutoff);
+        break;
+    case PRUNE_STEP_DOWNLOAD_TOKENS:
+        send_query(r, Q_BATCH, &retention_tokens, with_cutoff);
+        break;
+    case PRUNE_STEP_API_KEYS:
+        send_query(r, Q_BATCH, &retention_keys, with_cutoff);
+        break;
+    case PRUNE_STEP_IDEMPOTENCY_KEYS:
+        send_query(r, Q_BATCH, &retention_idempotency, limit_only);
+        break;
+    case PRUNE_STEPS:
+        break;
+    }
+}
+
+static void send_record(retention *r)
+{
+    char names[256], counts[256];
+    if (!prune_pass_arrays(&r->pass, names, sizeof names, counts, sizeof counts)) {
+        log_error("retention: the pass's figures do not fit their buffers");
+        r->pass_failed = true;
+        send_query(r, Q_UNLOCK, &retention_unlock, NULL);
+        return;
+    }
+    const char *params[] = {names, counts};
+    send_query(r, Q_RECORD, &retention_record, params);
+}
+
+static void begin_pass(retention *r)
+{
+    r->pass_start_ms = mono_ms();
+    r->pass_failed = false;
+    prune_pass_start(&r->pass);
+    send_query(r, Q_LOCK, &retention_lock, NULL);
+}
+
+static void connected(retention *r)
+{
+    if (r->down_logged)
+        log_info("retention: database connection restored");
+    r->down_logged = false;
+    begin_pass(r);
+}
+
+static void start(retention *r)
+{
+    PGconn *c = db_conn(r->conn);
+    if (c != NULL && db_socket(r->conn) >= 0 && PQstatus(c) == CONNECTION_OK) {
+        begin_pass(r);
+        return;
+    }
+    db_connect_start(r->conn);
+    r->phase = R_CONNECTING;
+    r->due_ms = mono_ms();
+}
+
+static void poll_connect(retention *r)
+{
+    char err[256];
+    switch (db_connect_poll(r->conn, err, sizeof err)) {
+    case DB_CONNECT_PENDING:
+        r->due_ms = mono_ms() + CONNECT_POLL_MS;
+        break;
+    case DB_CONNECT_OK:
+        connected(r);
+        break;
+    case DB_CONNECT_FAILED:
+        if (!r->down_logged)
+            log_error("retention: cannot connect to the database: %s; trying again at the "
+                      "next pass",
+                      err);
+        r->down_logged = true;
+        r->pass_start_ms = mono_ms();
+        idle(r);
+        break;
+    }
+}
+
+static long long count_column(const PGresult *res, int col)
+{
+    return strtoll(PQgetvalue(res, 0, col), NULL, 10);
+}
+
+/* A batch's answer: count it, then the same step again after a pause, the next step at
+ * once, or the totals when the pass is done. */
+static void batch_done(retention *r, PGresult *res)
+{
+    int found;
+    long long deleted;
+    if (r->pass.step == PRUNE_STEP_EVENTS) {
+        found = (int)count_column(res, EV_BATCH);
+        deleted = count_column(res, EV_EVENTS);
+        r->pass.pruned[PRUNE_EVENTS] += deleted;
+        r->pass.pruned[PRUNE_DELIVERIES] += count_column(res, EV_DELIVERIES);
+        r->pass.pruned[PRUNE_ATTEMPTS] += count_column(res, EV_ATTEMPTS);
+    } else {
+        deleted = strtoll(PQcmdTuples(res), NULL, 10);
+        found = (int)deleted;
+        static const prune_table table_of[PRUNE_STEPS] = {
+            [PRUNE_STEP_DOWNLOAD_TOKENS] = PRUNE_DOWNLOAD_TOKENS,
+            [PRUNE_STEP_API_KEYS] = PRUNE_API_KEYS,
+            [PRUNE_STEP_IDEMPOTENCY_KEYS] = PRUNE_IDEMPOTENCY_KEYS};
+        r->pass.pruned[table_of[r->pass.step]] += deleted;
+    }
+    if (prune_pass_next(&r->pass, found, deleted)) {
+        r->phase = R_PAUSED;
+        r->due_ms = mono_ms() + PRUNE_PAUSE_MS;
+    } else if (prune_pass_done(&r->pass)) {
+        send_record(r);
+    } else {
+        send_batch(r);
+    }
+}
+
+static void pass_logged(retention *r)
+{
+    char line[512];
+    prune_pass_summary(&r->pass, r->seconds, mono_ms() - r->pass_start_ms, line, sizeof line);
+    if (r->pass_failed)
+        log_error("retention: %s (ended early by the error above)", line);
+    else
+        log_info("retention: %s", line);
+}
+
+/* What a statement that answered without error leads to. */
+static void answered(retention *r, PGresult *res)
+{
+    switch (r->query) {
+    case Q_LOCK:
+        if (PQgetvalue(res, 0, 0)[0] == 't') {
+            send_batch(r);
+        } else {
+            log_info("retention: pass skipped, another market-webhookd is pruning");
+            idle(r);
+        }
+        break;
+    case Q_BATCH:
+        batch_done(r, res);
+        break;
+    case Q_RECORD:
+        pass_logged(r);
+        send_query(r, Q_UNLOCK, &retention_unlock, NULL);
+        break;
+    case Q_UNLOCK:
+        idle(r);
+        break;
+    }
+}
+
+/* A statement failed in SQL (a lock or statement timeout): the pass ends there, and the
+ * batches done so far are counted all the same. The lock is released on the same
+ * session; if even that fails, the session goes, since an advisory lock that the same
+ * session takes again only stacks up. */
+static void failed(retention *r, const PGresult *res)
+{
+    static const char *const what[] = {[Q_LOCK] = "taking the lock",
+                                       [Q_BATCH] = "a batch",
+                                       [Q_RECORD] = "recording the totals",
+                                       [Q_UNLOCK] = "releasing the lock"};
+    log_error("retention: %s failed: %s", what[r->query], PQresultErrorMessage(res));
+    switch (r->query) {
+    case Q_BATCH:
+        r->pass_failed = true;
+        send_record(r);
+        break;
+    case Q_RECORD:
+        r->pass_failed = true;
+        pass_logged(r);
+        send_query(r, Q_UNLOCK, &retention_unlock, NULL);
+        break;
+    case Q_LOCK:
+    case Q_UNLOCK:
+        db_disconnect(r->conn);
+        idle(r);
+        break;
+    }
+}
+
+/* Reads what arrived; once the statement's answer is whole, acts on it. */
+static void collect(retention *r)
+{
+    PGconn *c = db_conn(r->conn);
+    if (c == NULL || !PQconsumeInput(c)) {
+        connection_lost(r, "awaiting an answer");
+        return;
+    }
+    while (!PQisBusy(c)) {
+        PGresult *res = PQgetResult(c);
+        if (res != NULL) {
+            if (r->result == NULL)
+                r->result = res;
+            else
+                PQclear(res); /* a single statement has a single result */
+            continue;
+        }
+        PGresult *whole = r->result;
+        r->result = NULL;
+        if (PQstatus(c) != CONNECTION_OK || whole == NULL) {
+            PQclear(whole);
+            connection_lost(r, "awaiting an answer");
+            return;
+        }
+        ExecStatusType st = PQresultStatus(whole);
+        if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
+            answered(r, whole);
+        else
+            failed(r, whole);
+        PQclear(whole);
+        return;
+    }
+}
+
+void retention_step(retention *r)
+{
+    switch (r->phase) {
+    case R_IDLE:
+        if (mono_ms() >= r->due_ms)
+            start(r);
+        break;
+    case R_CONNECTING:
+        if (mono_ms() >= r->due_ms)
+            poll_connect(r);
+        break;
+    case R_BUSY:
+        collect(r);
+        break;
+    case R_PAUSED:
+        if (mono_ms() >= r->due_ms)
+            send_batch(r);
+        break;
+    }
+}
+
+int retention_socket(const retention *r)
+{
+    return r->phase == R_BUSY ? db_socket(r->conn) : -1;
+}
+
+long long retention_wait_ms(const retention *r)
+{
+    if (r->phase == R_BUSY)
+        return -1;
+    long long left = r->due_ms - mono_ms();
+    return left > 0 ? left : 0;
+}
