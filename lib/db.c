@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "db_hosts.h"
 #include "log.h"
 #include "mem.h"
 
@@ -28,7 +29,10 @@ struct db {
     long long connect_deadline_ms; /* for the host being tried */
     char connect_host[160];        /* that host, "host:port" */
 
-    char last_error[256]; /* why the last connection was dropped, one line */
+    db_hosts hosts; /* the conninfo's hosts, one by one */
+    bool race;      /* connect to all of them at once (connect_race) */
+
+    char last_error[512]; /* why the last connection was dropped, one line */
     bool fail_fast;       /* a tool: no logging, no reconnecting behind its back */
     bool connected_once;
     unsigned long connections; /* sessions set up so far (db_connections) */
@@ -51,7 +55,9 @@ static unsigned last_stmt_id;
  *    KEEPALIVES_COUNT x KEEPALIVES_INTERVAL seconds, bounded by the user timeout too.
  * A live peer acknowledges at once whatever it is doing, so these never cut a slow
  * statement short. Keywords in the user's conninfo override them. */
-#define CONNECT_TIMEOUT "2"
+#define CONNECT_TIMEOUT_S 2
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
 #define TCP_USER_TIMEOUT_MS "3000"
 #define KEEPALIVES_IDLE "2"
 #define KEEPALIVES_INTERVAL "1"
@@ -74,6 +80,9 @@ db *db_open(const char *conninfo, const char *application_name)
     d->conninfo = xstrdup(conninfo);
     d->application_name = xstrdup(application_name);
     d->last_attempt_ms = -DB_RETRY_MS;
+    /* Racing the hosts keeps libpq's meaning only where any host that takes writes will
+     * do; elsewhere (prefer-standby, any) the order of the list is part of the meaning. */
+    d->race = db_hosts_parse(conninfo, &d->hosts) && d->hosts.n > 1 && d->hosts.writable_wanted;
     return d;
 }
 
@@ -115,17 +124,38 @@ static bool db_listen_now(db *d)
     return ok;
 }
 
-/* Starts a connection with our defaults; PQstatus tells whether it failed already. */
-static PGconn *connect_with_defaults(db *d, bool wait)
+/* Starts a connection with our defaults; PQstatus tells whether it failed already. With
+ * host, to that one host of the conninfo only. */
+static PGconn *connect_with_defaults(db *d, bool wait, const db_host *host)
 {
-    /* Defaults first: keywords inside the user's conninfo (expanded from dbname)
-     * override them. */
-    const char *keys[] = {"connect_timeout",  "application_name", "tcp_user_timeout",
-                          "keepalives",       "keepalives_idle",  "keepalives_interval",
-                          "keepalives_count", "dbname",           NULL};
-    const char *values[] = {
-        CONNECT_TIMEOUT,     d->application_name, TCP_USER_TIMEOUT_MS, "1", KEEPALIVES_IDLE,
-        KEEPALIVES_INTERVAL, KEEPALIVES_COUNT,    d->conninfo,         NULL};
+    /* Defaults first: keywords inside the user's conninfo (expanded from dbname) override
+     * them, and the host's own address, after it, overrides the conninfo's lists (libpq
+     * takes the last value that is not empty, and db_hosts_parse gave up on lists with
+     * empty entries). */
+    const char *keys[] = {"connect_timeout",
+                          "application_name",
+                          "tcp_user_timeout",
+                          "keepalives",
+                          "keepalives_idle",
+                          "keepalives_interval",
+                          "keepalives_count",
+                          "dbname",
+                          "host",
+                          "hostaddr",
+                          "port",
+                          NULL};
+    const char *values[] = {STRINGIFY(CONNECT_TIMEOUT_S),
+                            d->application_name,
+                            TCP_USER_TIMEOUT_MS,
+                            "1",
+                            KEEPALIVES_IDLE,
+                            KEEPALIVES_INTERVAL,
+                            KEEPALIVES_COUNT,
+                            d->conninfo,
+                            host != NULL ? host->host : NULL,
+                            host != NULL ? host->hostaddr : NULL,
+                            host != NULL ? host->port : NULL,
+                            NULL};
     return wait ? PQconnectdbParams(keys, values, 1) : PQconnectStartParams(keys, values, 1);
 }
 
@@ -170,14 +200,154 @@ static bool session_setup(db *d)
     return true;
 }
 
+/* message on one line in out: line breaks and tabs become single spaces. */
+static void fold_line(char *out, size_t outsz, const char *message)
+{
+    size_t n = 0;
+    for (const char *p = message; *p != '\0' && n + 1 < outsz; p++) {
+        bool space = *p == '\n' || *p == '\r' || *p == '\t' || *p == ' ';
+        if (space && (n == 0 || out[n - 1] == ' '))
+            continue;
+        out[n++] = space ? ' ' : *p;
+    }
+    while (n > 0 && out[n - 1] == ' ')
+        n--;
+    out[n] = '\0';
+}
+
+/* Keeps libpq's message for db_error, folded to one line. */
+static void keep_error(db *d, const char *message)
+{
+    fold_line(d->last_error, sizeof d->last_error, message);
+}
+
+/* One host's attempt in connect_race. */
+typedef struct {
+    PGconn *conn; /* NULL: failed (or not started) */
+    PostgresPollingStatusType state;
+    long long retry_ms; /* a failed host: when it may be tried again */
+    char error[200];    /* why its last attempt failed, one line */
+} race_entry;
+
+static void race_start(db *d, int i, race_entry *e, long long now)
+{
+    e->conn = connect_with_defaults(d, false, &d->hosts.host[i]);
+    e->state = PGRES_POLLING_WRITING; /* libpq's rule after PQconnectStart */
+    if (e->conn == NULL || PQstatus(e->conn) == CONNECTION_BAD) {
+        fold_line(e->error, sizeof e->error,
+                  e->conn != NULL ? PQerrorMessage(e->conn) : "out of memory");
+        PQfinish(e->conn);
+        e->conn = NULL;
+        e->retry_ms = now + DB_RETRY_MS;
+    }
+}
+
+/* Advances an attempt whose socket is ready; true when it has connected. */
+static bool race_advance(race_entry *e, long long now)
+{
+    e->state = PQconnectPoll(e->conn);
+    if (e->state == PGRES_POLLING_OK)
+        return true;
+    if (e->state == PGRES_POLLING_FAILED) {
+        fold_line(e->error, sizeof e->error, PQerrorMessage(e->conn));
+        PQfinish(e->conn);
+        e->conn = NULL;
+        e->retry_ms = now + DB_RETRY_MS;
+    }
+    return false;
+}
+
+/* Why the race was lost: each host's last word, "; " between them. */
+static void race_lost(db *d, race_entry *e)
+{
+    char why[sizeof d->last_error];
+    size_t n = 0;
+    why[0] = '\0';
+    for (int i = 0; i < d->hosts.n && n + 1 < sizeof why; i++) {
+        if (e[i].conn != NULL) { /* still waiting at the deadline */
+            const char *host = PQhost(e[i].conn), *port = PQport(e[i].conn);
+            snprintf(e[i].error, sizeof e[i].error,
+                     "connection to server at \"%s\", port %s failed: timeout expired",
+                     host != NULL ? host : "", port != NULL ? port : "");
+            PQfinish(e[i].conn);
+            e[i].conn = NULL;
+        }
+        int w = snprintf(why + n, sizeof why - n, "%s%s", i > 0 ? "; " : "", e[i].error);
+        n += w > 0 ? (size_t)w : 0;
+    }
+    keep_error(d, why);
+}
+
+/* Connects to every host of the conninfo at once and keeps the first that takes writes
+ * (libpq checks target_session_attrs on each): a host that has vanished from the network
+ * holds the others back by nothing. A host that refuses (a standby: read-only; a server
+ * still starting) is tried again every DB_RETRY_MS while another is still being waited
+ * for, as a standby may be promoted meanwhile. The whole race lasts at most the connect
+ * timeout, which libpq would give each host in turn. NULL when it was lost (last_error
+ * says why, host by host). */
+static PGconn *connect_race(db *d)
+{
+    int timeout_s =
+        d->hosts.connect_timeout_s >= 0 ? d->hosts.connect_timeout_s : CONNECT_TIMEOUT_S;
+    long long now = now_ms();
+    long long deadline = timeout_s > 0 ? now + 1000LL * timeout_s : -1;
+    race_entry e[DB_HOSTS_MAX] = {0};
+    for (int i = 0; i < d->hosts.n; i++)
+        race_start(d, i, &e[i], now);
+    PGconn *won = NULL;
+    while (won == NULL && (deadline < 0 || now < deadline)) {
+        struct pollfd fds[DB_HOSTS_MAX];
+        int of[DB_HOSTS_MAX], nfds = 0;
+        long long wake = deadline;
+        for (int i = 0; i < d->hosts.n; i++) {
+            if (e[i].conn == NULL)
+                continue;
+            of[nfds] = i;
+            fds[nfds++] =
+                (struct pollfd){.fd = PQsocket(e[i].conn),
+                                .events = e[i].state == PGRES_POLLING_READING ? POLLIN : POLLOUT};
+        }
+        if (nfds == 0)
+            break; /* every host refused: nothing left to wait for */
+        for (int i = 0; i < d->hosts.n; i++)
+            if (e[i].conn == NULL && (wake < 0 || e[i].retry_ms < wake))
+                wake = e[i].retry_ms;
+        int wait_ms = wake < 0 ? -1 : wake > now ? (int)(wake - now) : 0;
+        if (poll(fds, (nfds_t)nfds, wait_ms) < 0 && errno != EINTR)
+            break;
+        now = now_ms();
+        for (int k = 0; k < nfds && won == NULL; k++) {
+            race_entry *r = &e[of[k]];
+            if (fds[k].revents != 0 && race_advance(r, now)) {
+                won = r->conn;
+                r->conn = NULL;
+            }
+        }
+        for (int i = 0; i < d->hosts.n && won == NULL; i++)
+            if (e[i].conn == NULL && now >= e[i].retry_ms && (deadline < 0 || now < deadline))
+                race_start(d, i, &e[i], now);
+    }
+    if (won == NULL)
+        race_lost(d, e);
+    for (int i = 0; i < d->hosts.n; i++)
+        PQfinish(e[i].conn); /* the losers; PQfinish(NULL) does nothing */
+    return won;
+}
+
 static bool db_connect(db *d)
 {
     db_disconnect(d);
     d->last_attempt_ms = now_ms();
-    d->conn = connect_with_defaults(d, true);
+    if (d->race) {
+        d->conn = connect_race(d);
+    } else {
+        d->conn = connect_with_defaults(d, true, NULL);
+        if (PQstatus(d->conn) != CONNECTION_OK)
+            keep_error(d, d->conn != NULL ? PQerrorMessage(d->conn) : "out of memory");
+    }
     if (PQstatus(d->conn) != CONNECTION_OK) {
         if (!d->down && !d->fail_fast) /* log the transition, not every retry */
-            log_error("database connection failed: %s", PQerrorMessage(d->conn));
+            log_error("database connection failed: %s", d->last_error);
         d->down = true;
         /* The pause before the next try runs from the end of this one: a try that waited
          * out a dead host's connect timeout, at once followed by another, would keep the
@@ -186,17 +356,6 @@ static bool db_connect(db *d)
         return false;
     }
     return session_setup(d);
-}
-
-/* Keeps libpq's message for db_error, folded to one line. */
-static void keep_error(db *d, const char *message)
-{
-    size_t n = 0;
-    for (const char *p = message; *p != '\0' && n + 1 < sizeof d->last_error; p++)
-        d->last_error[n++] = (*p == '\n' || *p == '\r') ? ' ' : *p;
-    while (n > 0 && d->last_error[n - 1] == ' ')
-        n--;
-    d->last_error[n] = '\0';
 }
 
 void db_disconnect(db *d)
@@ -215,7 +374,7 @@ void db_connect_start(db *d)
 {
     db_disconnect(d);
     d->last_attempt_ms = now_ms();
-    d->conn = connect_with_defaults(d, false);
+    d->conn = connect_with_defaults(d, false, NULL);
     d->connecting = true;
     /* libpq's rule: after PQconnectStart, act as if PQconnectPoll said WRITING. */
     d->poll_state = PGRES_POLLING_WRITING;

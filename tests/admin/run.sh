@@ -160,7 +160,7 @@ RC=$?
 grep -E '^(db_array:|[0-9]+%: Checks)' <<<"$UNIT_OUT" >&2
 if [ "$RC" = 0 ]; then ok; else bad "the PostgreSQL unit cases: $UNIT_OUT"; fi
 NCASES=$(sed -n 's/^100%: Checks: \([0-9]*\),.*/\1/p' <<<"$UNIT_OUT")
-check "at least 11 PostgreSQL unit cases ran (${NCASES:-none})" test "${NCASES:-0}" -ge 11
+check "at least 13 PostgreSQL unit cases ran (${NCASES:-none})" test "${NCASES:-0}" -ge 13
 
 # --- usage ----------------------------------------------------------------------------------
 

@@ -1,14 +1,20 @@
-/* db: transactions (db_begin, db_commit, db_rollback). Without a server only the refusals
+/* db: transactions (db_begin, db_commit, db_rollback) and the race between the hosts of a
+ * multi-host conninfo. Without a server only the refusals and the hosts that never answer
  * can be seen ("core"); the "postgres" case (added when unit_database() names one: make
- * admin-test) checks each level, what commit and rollback leave, and every way a commit
- * fails, on a real server. */
+ * admin-test) checks each level, what commit and rollback leave, every way a commit
+ * fails, and a race won by a real server, on a real server. */
+#include <arpa/inet.h>
 #include <libpq-fe.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "db.h"
+#include "db_hosts.h"
 #include "unit.h"
 
 /* Nothing listens on port 1: a connection is refused at once. */
@@ -25,6 +31,111 @@ START_TEST(nothing_to_commit_or_roll_back_without_a_connection)
     ck_assert(!db_commit(d));
     ck_assert_uint_eq(db_connections(d), 0);
     db_close(d);
+}
+END_TEST
+
+static long long elapsed_ms(const struct timespec *since)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (now.tv_sec - since->tv_sec) * 1000LL + (now.tv_nsec - since->tv_nsec) / 1000000;
+}
+
+/* A host that never answers, as one cut off from the network looks to libpq: the kernel
+ * completes the TCP handshake on a listening socket that nobody accepts from, and the
+ * startup message then waits for an answer that never comes. Returns the socket; its
+ * port in *port. */
+static int silent_host(int *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_ge(fd, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    ck_assert_int_eq(listen(fd, 8), 0);
+    socklen_t len = sizeof a;
+    ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+/* How many times needle occurs in haystack. */
+static int occurrences(const char *haystack, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(haystack, needle); p != NULL; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* libpq would wait out each silent host's connect_timeout in turn (4 s here); the race
+ * waits for both at once, and says of each why it gave up. */
+START_TEST(silent_hosts_are_waited_for_together_not_in_turn)
+{
+    int p1, p2;
+    int s1 = silent_host(&p1), s2 = silent_host(&p2);
+    char conninfo[200];
+    snprintf(conninfo, sizeof conninfo,
+             "host=127.0.0.1,127.0.0.1 port=%d,%d connect_timeout=2 "
+             "target_session_attrs=read-write",
+             p1, p2);
+    db *d = db_open(conninfo, "market-unit");
+    db_fail_fast(d);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ck_assert(!db_ready(d));
+    long long ms = elapsed_ms(&t0);
+    ck_assert_msg(ms >= 1900 && ms < 3500, "gave up after %lld ms", ms);
+    ck_assert_int_eq(occurrences(db_error(d), "timeout expired"), 2);
+    ck_assert_uint_eq(db_connections(d), 0);
+    db_close(d);
+    close(s1);
+    close(s2);
+}
+END_TEST
+
+/* Hosts that refuse leave nothing to wait for: the race is lost at once. */
+START_TEST(refusing_hosts_lose_the_race_at_once)
+{
+    db *d = db_open("host=127.0.0.1,127.0.0.1 port=1,1 connect_timeout=10 "
+                    "target_session_attrs=read-write",
+                    "market-unit");
+    db_fail_fast(d);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ck_assert(!db_ready(d));
+    long long ms = elapsed_ms(&t0);
+    ck_assert_msg(ms < 1000, "gave up after %lld ms", ms);
+    ck_assert_int_eq(occurrences(db_error(d), "Connection refused"), 2);
+    db_close(d);
+}
+END_TEST
+
+/* A refusing host is tried again while a silent one is waited for (a standby may be
+ * promoted meanwhile); the error names both, each with its own reason. */
+START_TEST(silent_and_refusing_hosts_are_each_reported)
+{
+    int p;
+    int s = silent_host(&p);
+    char conninfo[200];
+    snprintf(conninfo, sizeof conninfo,
+             "host=127.0.0.1,127.0.0.1 port=%d,1 connect_timeout=2 "
+             "target_session_attrs=primary",
+             p);
+    db *d = db_open(conninfo, "market-unit");
+    db_fail_fast(d);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ck_assert(!db_ready(d));
+    long long ms = elapsed_ms(&t0);
+    ck_assert_msg(ms >= 1900 && ms < 3500, "gave up after %lld ms", ms);
+    const char *why = db_error(d);
+    char silent[64];
+    snprintf(silent, sizeof silent, "port %d failed: timeout expired", p);
+    ck_assert_msg(strstr(why, silent) != NULL, "%s", why);
+    ck_assert_msg(strstr(why, "port 1 failed: Connection refused") != NULL, "%s", why);
+    db_close(d);
+    close(s);
 }
 END_TEST
 
@@ -213,11 +324,70 @@ START_TEST(pg_fail_fast_begins_nothing_after_the_connection_died)
 }
 END_TEST
 
+/* unit_database() with a silent host listed before its own: host, port, target. */
+static void behind_a_silent_host(char *out, size_t outsz, int silent_port, const char *target)
+{
+    db_hosts h;
+    ck_assert(db_hosts_parse(unit_database(), &h));
+    ck_assert_int_eq(h.n, 1);
+    ck_assert_str_ne(h.host[0].host, "");
+    ck_assert_str_ne(h.host[0].port, "");
+    snprintf(out, outsz,
+             "%s host=127.0.0.1,%s port=%d,%s connect_timeout=2 target_session_attrs=%s",
+             unit_database(), h.host[0].host, silent_port, h.host[0].port, target);
+}
+
+/* A primary cut off from the network costs a new connection nothing: the other host
+ * answers while the first is still being waited for. */
+START_TEST(pg_a_host_that_never_answers_holds_the_race_back_by_nothing)
+{
+    int p;
+    int s = silent_host(&p);
+    char conninfo[512];
+    behind_a_silent_host(conninfo, sizeof conninfo, p, "read-write");
+    db *d = db_open(conninfo, "market-unit");
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ck_assert_msg(db_ready(d), "%s", db_error(d));
+    long long ms = elapsed_ms(&t0);
+    ck_assert_msg(ms < 1000, "connected after %lld ms", ms);
+    char x[16];
+    scalar(d, "SELECT 6 * 7", NULL, x, sizeof x);
+    ck_assert_str_eq(x, "42");
+    ck_assert_uint_eq(db_connections(d), 1);
+    db_close(d);
+    close(s);
+}
+END_TEST
+
+/* Where the order of the list means something (any: the first host that answers), libpq
+ * keeps it: the silent host's timeout is waited out before the next is tried. */
+START_TEST(pg_without_a_write_target_the_list_is_tried_in_order)
+{
+    int p;
+    int s = silent_host(&p);
+    char conninfo[512];
+    behind_a_silent_host(conninfo, sizeof conninfo, p, "any");
+    db *d = db_open(conninfo, "market-unit");
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ck_assert_msg(db_ready(d), "%s", db_error(d));
+    long long ms = elapsed_ms(&t0);
+    ck_assert_msg(ms >= 1900, "connected after %lld ms", ms);
+    db_close(d);
+    close(s);
+}
+END_TEST
+
 Suite *db_suite(void)
 {
     Suite *s = suite_create("db");
     TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 20); /* the races wait for silent hosts (2 s each) */
     tcase_add_test(tc, nothing_to_commit_or_roll_back_without_a_connection);
+    tcase_add_test(tc, silent_hosts_are_waited_for_together_not_in_turn);
+    tcase_add_test(tc, refusing_hosts_lose_the_race_at_once);
+    tcase_add_test(tc, silent_and_refusing_hosts_are_each_reported);
     suite_add_tcase(s, tc);
     if (unit_database() != NULL) {
         TCase *pc = tcase_create("postgres");
@@ -230,6 +400,8 @@ Suite *db_suite(void)
         tcase_add_test(pc, pg_commit_without_a_transaction_is_refused);
         tcase_add_test(pc, pg_commit_after_the_connection_died_never_reconnects);
         tcase_add_test(pc, pg_fail_fast_begins_nothing_after_the_connection_died);
+        tcase_add_test(pc, pg_a_host_that_never_answers_holds_the_race_back_by_nothing);
+        tcase_add_test(pc, pg_without_a_write_target_the_list_is_tried_in_order);
         suite_add_tcase(s, pc);
     }
     return s;

@@ -11,6 +11,7 @@ Suite *config_suite(void);
 Suite *crypto_suite(void);
 Suite *cursor_suite(void);
 Suite *db_suite(void);
+Suite *db_hosts_suite(void);
 Suite *db_array_suite(void);
 Suite *ids_suite(void);
 Suite *json_body_suite(void);
