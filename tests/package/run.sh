@@ -365,7 +365,14 @@ for ((i = 0; i < 50; i++)); do
 done
 check "/healthz 200 again once PostgreSQL is back" test "$code" = 200
 
-curl -s -D "$WORK/metrics.head" -o "$WORK/metrics" "$BASE/metrics"
+# A worker whose connection failed while PostgreSQL was down waits DB_RETRY_MS (0.2 s)
+# before it tries again, and the scrape may reach it within that: scrape until a worker
+# says the database is up (each does within a fraction of a second), at most 5 s.
+for ((i = 0; i < 20; i++)); do
+    curl -s -D "$WORK/metrics.head" -o "$WORK/metrics" "$BASE/metrics"
+    grep -qx 'market_database_up 1' "$WORK/metrics" && break
+    sleep 0.25
+done
 check "/metrics is the Prometheus text format, and parses" node --input-type=module -e "
 import { readFileSync } from 'node:fs';
 import { parsePrometheus, value } from '$ROOT/tests/e2e/fixtures/prometheus.mjs';
