@@ -68,6 +68,19 @@ static int occurrences(const char *haystack, const char *needle)
     return n;
 }
 
+/* Opens conninfo (no log lines: fail_fast), whose connection must fail; how long the
+ * attempt took in *ms. */
+static db *fail_to_connect(const char *conninfo, long long *ms)
+{
+    db *d = db_open(conninfo, "market-unit");
+    db_fail_fast(d);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ck_assert(!db_ready(d));
+    *ms = elapsed_ms(&t0);
+    return d;
+}
+
 /* libpq would wait out each silent host's connect_timeout in turn (4 s here); the race
  * waits for both at once, and says of each why it gave up. */
 START_TEST(silent_hosts_are_waited_for_together_not_in_turn)
@@ -79,12 +92,8 @@ START_TEST(silent_hosts_are_waited_for_together_not_in_turn)
              "host=127.0.0.1,127.0.0.1 port=%d,%d connect_timeout=2 "
              "target_session_attrs=read-write",
              p1, p2);
-    db *d = db_open(conninfo, "market-unit");
-    db_fail_fast(d);
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    ck_assert(!db_ready(d));
-    long long ms = elapsed_ms(&t0);
+    long long ms;
+    db *d = fail_to_connect(conninfo, &ms);
     ck_assert_msg(ms >= 1900 && ms < 3500, "gave up after %lld ms", ms);
     ck_assert_int_eq(occurrences(db_error(d), "timeout expired"), 2);
     ck_assert_uint_eq(db_connections(d), 0);
@@ -97,14 +106,10 @@ END_TEST
 /* Hosts that refuse leave nothing to wait for: the race is lost at once. */
 START_TEST(refusing_hosts_lose_the_race_at_once)
 {
-    db *d = db_open("host=127.0.0.1,127.0.0.1 port=1,1 connect_timeout=10 "
-                    "target_session_attrs=read-write",
-                    "market-unit");
-    db_fail_fast(d);
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    ck_assert(!db_ready(d));
-    long long ms = elapsed_ms(&t0);
+    long long ms;
+    db *d = fail_to_connect("host=127.0.0.1,127.0.0.1 port=1,1 connect_timeout=10 "
+                            "target_session_attrs=read-write",
+                            &ms);
     ck_assert_msg(ms < 1000, "gave up after %lld ms", ms);
     ck_assert_int_eq(occurrences(db_error(d), "Connection refused"), 2);
     db_close(d);
@@ -122,12 +127,8 @@ START_TEST(silent_and_refusing_hosts_are_each_reported)
              "host=127.0.0.1,127.0.0.1 port=%d,1 connect_timeout=2 "
              "target_session_attrs=primary",
              p);
-    db *d = db_open(conninfo, "market-unit");
-    db_fail_fast(d);
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    ck_assert(!db_ready(d));
-    long long ms = elapsed_ms(&t0);
+    long long ms;
+    db *d = fail_to_connect(conninfo, &ms);
     ck_assert_msg(ms >= 1900 && ms < 3500, "gave up after %lld ms", ms);
     const char *why = db_error(d);
     char silent[64];
@@ -324,39 +325,44 @@ START_TEST(pg_fail_fast_begins_nothing_after_the_connection_died)
 }
 END_TEST
 
-/* unit_database() with a silent host listed before its own: host, port, target. */
-static void behind_a_silent_host(char *out, size_t outsz, int silent_port, const char *target)
+/* Connects to unit_database() with a silent host listed before its own, under target
+ * (target_session_attrs); returns the connection, how long it took in *ms, and the silent
+ * host's socket in *silent (to close when done). */
+static db *connect_behind_a_silent_host(const char *target, long long *ms, int *silent)
 {
     db_hosts h;
     ck_assert(db_hosts_parse(unit_database(), &h));
     ck_assert_int_eq(h.n, 1);
     ck_assert_str_ne(h.host[0].host, "");
     ck_assert_str_ne(h.host[0].port, "");
-    snprintf(out, outsz,
+    int port;
+    *silent = silent_host(&port);
+    char conninfo[512];
+    snprintf(conninfo, sizeof conninfo,
              "%s host=127.0.0.1,%s port=%d,%s connect_timeout=2 target_session_attrs=%s",
-             unit_database(), h.host[0].host, silent_port, h.host[0].port, target);
+             unit_database(), h.host[0].host, port, h.host[0].port, target);
+    db *d = db_open(conninfo, "market-unit");
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ck_assert_msg(db_ready(d), "%s", db_error(d));
+    *ms = elapsed_ms(&t0);
+    return d;
 }
 
 /* A primary cut off from the network costs a new connection nothing: the other host
  * answers while the first is still being waited for. */
 START_TEST(pg_a_host_that_never_answers_holds_the_race_back_by_nothing)
 {
-    int p;
-    int s = silent_host(&p);
-    char conninfo[512];
-    behind_a_silent_host(conninfo, sizeof conninfo, p, "read-write");
-    db *d = db_open(conninfo, "market-unit");
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    ck_assert_msg(db_ready(d), "%s", db_error(d));
-    long long ms = elapsed_ms(&t0);
+    long long ms;
+    int silent;
+    db *d = connect_behind_a_silent_host("read-write", &ms, &silent);
     ck_assert_msg(ms < 1000, "connected after %lld ms", ms);
     char x[16];
     scalar(d, "SELECT 6 * 7", NULL, x, sizeof x);
     ck_assert_str_eq(x, "42");
     ck_assert_uint_eq(db_connections(d), 1);
     db_close(d);
-    close(s);
+    close(silent);
 }
 END_TEST
 
@@ -364,18 +370,12 @@ END_TEST
  * keeps it: the silent host's timeout is waited out before the next is tried. */
 START_TEST(pg_without_a_write_target_the_list_is_tried_in_order)
 {
-    int p;
-    int s = silent_host(&p);
-    char conninfo[512];
-    behind_a_silent_host(conninfo, sizeof conninfo, p, "any");
-    db *d = db_open(conninfo, "market-unit");
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    ck_assert_msg(db_ready(d), "%s", db_error(d));
-    long long ms = elapsed_ms(&t0);
+    long long ms;
+    int silent;
+    db *d = connect_behind_a_silent_host("any", &ms, &silent);
     ck_assert_msg(ms >= 1900, "connected after %lld ms", ms);
     db_close(d);
-    close(s);
+    close(silent);
 }
 END_TEST
 
