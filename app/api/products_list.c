@@ -203,16 +203,140 @@ static void relevance_sql(buf *sql, long window, int filters, enum rank_cursor f
     search_rank(sql, window, 0, filters, from == RANK_IN_TEXT, cursor_param);
     /* The page: rank 1's ids, then rank 0's, a page in all (the LIMIT stops the append
      * before rank 0 when rank 1 filled the page); then the rows of those ids. */
-    buf_puts(sql, " SELECT " PRODUCT_ITEM_COLUMNS ", u.rank::text FROM (SELECT * FROM (");
+    buf_puts(sql, " SELECT " PRODUCT_ITEM_COLUMNS ", u.rank::text, false FROM (SELECT * FROM (");
     if (from != RANK_IN_TEXT)
         buf_puts(sql, "(SELECT id, 1 AS rank FROM r1 ORDER BY id DESC LIMIT $2) UNION ALL ");
     buf_puts(sql, "(SELECT id, 0 AS rank FROM r0 ORDER BY id DESC LIMIT $2)) b LIMIT $2) u"
                   " JOIN products p ON p.id = u.id ORDER BY u.rank DESC, u.id DESC");
 }
 
+/* A search in another sort than relevance (newest, price_asc, price_desc): the matches in
+ * that order, found without reading more than a bounded number of rows whatever q
+ * matches. Two ways, decided inside the statement (CTEs are read only when needed, a
+ * CASE's branches in order):
+ *   walk   the next `walk_rows` rows in the sort's order (through the index made for the
+ *          sort and the category or seller filter), each checked against q and the other
+ *          filters: a page as soon as matches are dense enough to give one there;
+ *   index  else, when the GIN index holds fewer than `walk_rows` candidates, and reading
+ *          them costs it at most POSTINGS_PER_WALK_ROW times `walk_rows` entries (as the
+ *          planner's statistics tell), all of them, sorted: matches are rare.
+ * When neither holds (many candidates, yet too few of them near the cursor to fill a
+ * page), the page has the walk's matches only (possibly none) and next_cursor points at
+ * the walk's last row: the next page goes on from there. The statement then answers a
+ * last row marked as the boundary, which names that row (see products_list_render). The
+ * candidates are counted with q's phrases loosened to plain AND ("a <-> b" to "a & b"),
+ * which the GIN index answers exactly. */
+#define POSTINGS_PER_WALK_ROW 4
+/* Per sort: the walk's order backwards (its last row first). */
+static const char *const walk_reversed[SORT_RELEVANCE] = {
+    "w.created_at, w.id",
+    "w.price DESC, w.id DESC",
+    "w.price, w.id",
+};
+
+/* The filters the walk's index serves (its equality column and, for the price sorts, the
+ * price range), or the rest (residual), on alias a; parameter numbers as in add_filters. */
+static void add_split_filters(buf *sql, int filters, enum sort sort, bool walk, const char *a,
+                              int first_param)
+{
+    int n = first_param;
+    /* The walk reads the seller's index when there is a seller, else the category's. */
+    bool category_in_walk = !(filters & F_SELLER);
+    bool price_in_walk = sort != SORT_NEWEST;
+    if (filters & F_CATEGORY) {
+        if (category_in_walk == walk)
+            buf_printf(sql, " AND %s.category = $%d", a, n);
+        n++;
+    }
+    if (filters & F_SELLER) {
+        if (walk)
+            buf_printf(sql, " AND %s.seller_id = $%d", a, n);
+        n++;
+    }
+    if (filters & F_MIN) {
+        if (price_in_walk == walk)
+            buf_printf(sql, " AND %s.price >= $%d::numeric", a, n);
+        n++;
+    }
+    if (filters & F_MAX) {
+        if (price_in_walk == walk)
+            buf_printf(sql, " AND %s.price <= $%d::numeric", a, n);
+    }
+}
+
+static void bounded_search_sql(buf *sql, long walk_rows, int filters, enum sort sort)
+{
+    int first_filter = 4;
+    int key_param = first_filter + !!(filters & F_CATEGORY) + !!(filters & F_SELLER) +
+                    !!(filters & F_MIN) + !!(filters & F_MAX);
+    char after[96] = "";
+    if (filters & F_CURSOR)
+        snprintf(after, sizeof after, " AND %s$%d::%s, $%d)", sorts[sort].after, key_param,
+                 sorts[sort].cast, key_param + 1);
+
+    /* tree: the part of q an index can answer ('T' when none: "-word" alone); loose:
+     * that part with its phrases loosened to AND. */
+    buf_puts(sql, "WITH q AS MATERIALIZED (SELECT t.tsq, t.tree, CASE WHEN t.tree = 'T' THEN NULL"
+                  " ELSE regexp_replace(t.tree, ' <(-|[0-9]+)> ', ' & ', 'g')::tsquery END AS loose"
+                  " FROM (SELECT s.tsq, querytree(s.tsq) AS tree FROM (SELECT"
+                  " websearch_to_tsquery('english', $3) AS tsq) s) t),");
+    /* postings: how many entries the GIN index would read for loose, from the planner's
+     * statistics of the search column (its most common lexemes and their frequencies; a
+     * lexeme not among them counts 0, being rarer than all of them): the rarest of an
+     * AND's words or the sum of an OR's, plus every excluded word. NULL when the index
+     * cannot answer q at all. */
+    buf_puts(sql, " est AS MATERIALIZED (SELECT CASE WHEN q.tree = 'T' THEN NULL ELSE (SELECT"
+                  " CASE WHEN strpos(q.tree, '|') > 0"
+                  " THEN coalesce(sum(l.f) FILTER (WHERE NOT l.neg), 0)"
+                  " ELSE coalesce(min(l.f) FILTER (WHERE NOT l.neg), 0) END"
+                  " + coalesce(sum(l.f) FILTER (WHERE l.neg), 0) FROM (SELECT m[1] = '!' AS neg,"
+                  " coalesce(s.most_common_elem_freqs[array_position("
+                  "s.most_common_elems::text::text[], replace(m[2], '''''', ''''))], 0)"
+                  " * c.reltuples AS f"
+                  " FROM regexp_matches(q.tree, '(!?)''((?:[^'']|'''')*)''', 'g') m, pg_class c"
+                  " LEFT JOIN pg_stats s ON s.schemaname = current_schema()"
+                  " AND s.tablename = 'products' AND s.attname = 'search'"
+                  " WHERE c.oid = 'products'::regclass) l) END AS postings FROM q),");
+    /* walk: rows in the sort's order; hits: its matches, a page at most (in walk order). */
+    buf_puts(sql, " walk AS MATERIALIZED (SELECT p.id, p.created_at, p.price, p.category,"
+                  " p.search FROM products p WHERE p.mode = $1 AND p.status = 'published'");
+    add_split_filters(sql, filters, sort, true, "p", first_filter);
+    buf_printf(sql, "%s ORDER BY %s LIMIT %ld),", after, sorts[sort].order, walk_rows);
+    buf_puts(sql, " hits AS MATERIALIZED (SELECT p.id FROM walk p"
+                  " WHERE p.search @@ (SELECT tsq FROM q)");
+    add_split_filters(sql, filters, sort, false, "p", first_filter);
+    buf_puts(sql, " LIMIT $2),");
+    buf_printf(sql,
+               " way AS MATERIALIZED (SELECT CASE"
+               " WHEN (SELECT count(*) FROM hits) >= $2 OR (SELECT count(*) FROM walk) < %ld"
+               " THEN 1 WHEN (SELECT postings FROM est) <= %ld AND (SELECT count(*) FROM"
+               " (SELECT 1 FROM products c WHERE c.status = 'published'"
+               " AND c.search @@ (SELECT loose FROM q) LIMIT %ld) x) < %ld"
+               " THEN 2 ELSE 3 END AS way),",
+               walk_rows, POSTINGS_PER_WALK_ROW * walk_rows, walk_rows, walk_rows);
+    /* The index way: every match after the cursor, then sorted. OFFSET 0 keeps the
+     * planner from reading them in the sort's order, which is the walk, too slow here. */
+    buf_puts(sql, " page AS ((SELECT id FROM hits WHERE (SELECT way FROM way) <> 2)"
+                  " UNION ALL (SELECT p.id FROM (SELECT p.id, p.created_at, p.price"
+                  " FROM products p WHERE (SELECT way FROM way) = 2 AND p.mode = $1"
+                  " AND p.status = 'published' AND p.search @@ (SELECT tsq FROM q)");
+    add_filters(sql, filters, "p", first_filter);
+    buf_printf(sql, "%s OFFSET 0) p ORDER BY %s LIMIT $2))", after, sorts[sort].order);
+    buf_printf(sql,
+               " (SELECT " PRODUCT_ITEM_COLUMNS ", %s, false FROM page u"
+               " JOIN products p ON p.id = u.id ORDER BY %s)",
+               sorts[sort].key, sorts[sort].order);
+    buf_printf(sql,
+               " UNION ALL (SELECT " PRODUCT_ITEM_COLUMNS ", %s, true FROM (SELECT w.id"
+               " FROM walk w WHERE (SELECT way FROM way) = 3 ORDER BY %s LIMIT 1) b"
+               " JOIN products p ON p.id = b.id)",
+               sorts[sort].key, walk_reversed[sort]);
+}
+
 /* The statement of one shape. Parameter order: $1 mode, $2 limit + 1, then each present
  * filter in the order q, category, seller, min, max, then the cursor key and id (for
- * relevance the cursor id only: its rank is part of the shape). */
+ * relevance the cursor id only: its rank is part of the shape). Every statement answers
+ * the item's columns, the sort key, and a column that is true on a boundary row only. */
 static db_stmt *shape_statement(long window, int filters, enum sort sort, enum rank_cursor from)
 {
     db_stmt *s = &shapes[(filters * SORT_COUNT + sort) * 3 + from];
@@ -220,26 +344,23 @@ static db_stmt *shape_statement(long window, int filters, enum sort sort, enum r
         return s;
     buf sql;
     buf_init(&sql, 2048);
-    int n = 2;
+    int n = 2 + !!(filters & F_Q) + !!(filters & F_CATEGORY) + !!(filters & F_SELLER) +
+            !!(filters & F_MIN) + !!(filters & F_MAX);
     if (sort == SORT_RELEVANCE) {
         relevance_sql(&sql, window, filters, from);
-        n = 3 + !!(filters & F_CATEGORY) + !!(filters & F_SELLER) + !!(filters & F_MIN) +
-            !!(filters & F_MAX) + !!(filters & F_CURSOR);
+        n += !!(filters & F_CURSOR);
+    } else if (filters & F_Q) {
+        bounded_search_sql(&sql, (window * 2 + 4) / 5, filters, sort);
+        n += 2 * !!(filters & F_CURSOR);
     } else {
-        buf_printf(&sql, "SELECT " PRODUCT_ITEM_COLUMNS ", %s FROM products p", sorts[sort].key);
-        if (filters & F_Q)
-            buf_printf(&sql, ", websearch_to_tsquery('english', $%d) tsq", ++n);
+        buf_printf(&sql, "SELECT " PRODUCT_ITEM_COLUMNS ", %s, false FROM products p",
+                   sorts[sort].key);
         buf_puts(&sql, " WHERE p.mode = $1 AND p.status = 'published'");
-        if (filters & F_Q)
-            buf_puts(&sql, " AND p.search @@ tsq");
-        add_filters(&sql, filters, "p", n + 1);
-        n += !!(filters & F_CATEGORY) + !!(filters & F_SELLER) + !!(filters & F_MIN) +
-             !!(filters & F_MAX);
-        if (filters & F_CURSOR) {
+        add_filters(&sql, filters, "p", 3);
+        if (filters & F_CURSOR)
             buf_printf(&sql, " AND %s$%d::%s, $%d)", sorts[sort].after, n + 1, sorts[sort].cast,
                        n + 2);
-            n += 2;
-        }
+        n += 2 * !!(filters & F_CURSOR);
         buf_printf(&sql, " ORDER BY %s LIMIT $2", sorts[sort].order);
     }
 
@@ -355,21 +476,24 @@ void products_list_render(request *r, const catalogue_read *read, PGresult *res)
 {
     const list_input *in = read->input;
     int rows = PQntuples(res);
-    bool more = rows > in->limit;
-    if (more)
-        rows = in->limit;
+    /* A boundary row (bounded_search_sql) is no item: the page ends there, more follows. */
+    bool boundary = rows > 0 && db_text(res, rows - 1, PRODUCT_ITEM_NCOLS + 1)[0] == 't';
+    int items = boundary ? rows - 1 : rows;
+    bool more = boundary || items > in->limit;
+    if (items > in->limit)
+        items = in->limit;
+    int last = boundary ? rows - 1 : items - 1;
     respond_json(r, 200);
     json_writer *j = &r->json;
     jw_object_begin(j);
     jw_key(j, "data");
     jw_array_begin(j);
-    for (int i = 0; i < rows; i++)
+    for (int i = 0; i < items; i++)
         catalogue_write_item(j, res, i, 0);
     jw_array_end(j);
     if (more) {
-        const char *last[2] = {db_text(res, rows - 1, PRODUCT_ITEM_NCOLS),
-                               db_text(res, rows - 1, 0)};
-        paging_write_next(r, in->context, last, 2);
+        const char *key[2] = {db_text(res, last, PRODUCT_ITEM_NCOLS), db_text(res, last, 0)};
+        paging_write_next(r, in->context, key, 2);
     } else {
         paging_write_next(r, in->context, NULL, 0);
     }

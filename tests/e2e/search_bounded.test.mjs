@@ -1,0 +1,138 @@
+// A search in the newest and price sorts reads a bounded number of rows whatever q matches
+// (docs/api.md, "Search in another sort"): the pages may hold fewer items than `limit`,
+// even none, while next_cursor goes on, but walking them returns every match exactly once
+// and in the sort's order. tests/e2e/run sets MARKET_SEARCH_WINDOW=50, so the walk of each
+// statement is 20 rows: a category of 240 products exercises every way (the walk, the GIN
+// index, and the page that ends at the walk's last row).
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { api, importDoc, newKey, uniqueId } from './lib/stack.mjs';
+import { assertList } from './fixtures/expect.mjs';
+
+const run = uniqueId('');
+const category = `bounded-${run}`.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 40);
+const seller = `bseller_${run}`;
+const seller2 = `bseller2_${run}`;
+const owner = `acct_bo_${run}`;
+let key;
+
+// 240 products, one an hour, prices cycling. Words: "quartz" in every third title (dense);
+// "zircon" only in the 60 oldest (sparse where a newest walk starts, dense at its end);
+// "onyx basalt" as a phrase in 3 descriptions, the two words apart in 60 more (a phrase
+// whose words are common and whose matches are rare).
+const products = [];
+for (let i = 0; i < 240; i++) {
+  const words = [];
+  if (i % 3 === 0) words.push('quartz');
+  if (i < 60) words.push('zircon');
+  const description =
+    i % 80 === 7 ? 'carved onyx basalt' : i % 4 === 1 ? 'onyx and some basalt' : 'plain goods';
+  products.push({
+    id: `prod_b${run}_${String(i).padStart(3, '0')}`,
+    seller: i % 5 === 0 ? seller2 : seller,
+    title: `Stone ${words.join(' ')} ${i}`,
+    description,
+    category,
+    currency: 'USD',
+    status: i % 37 === 5 ? 'draft' : 'published',
+    created_at: new Date(Date.UTC(2026, 0, 1) + i * 3600e3).toISOString(),
+    minor: 100 * ((i * 7) % 50),
+  });
+}
+const priceOf = (p) => p.minor / 100;
+const byId = (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const SORTS = {
+  newest: (a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : -byId(a, b)),
+  price_asc: (a, b) => priceOf(a) - priceOf(b) || byId(a, b),
+  price_desc: (a, b) => priceOf(b) - priceOf(a) || -byId(a, b),
+};
+
+before(() => {
+  importDoc({
+    mode: 'test',
+    accounts: [{ id: owner, email: `${owner}@example.com` }],
+    sellers: [
+      { id: seller, account: owner, name: 'Stone Shop', bio: '' },
+      { id: seller2, account: owner, name: 'Second Stone', bio: '' },
+    ],
+    products: products.map(({ minor, ...p }) => ({
+      ...p,
+      tiers: [{ id: `tier_${p.id.slice(5)}`, name: 'Personal', price: minor / 100, licence: {} }],
+    })),
+  });
+  key = newKey({ account: owner, mode: 'test', access: 'read-only' });
+});
+
+/** Every page from `first` on; checks each page's size and that the walk ends. */
+async function walk(first, limit) {
+  const pages = [];
+  let url = `${first}&limit=${limit}`;
+  for (;;) {
+    const body = assertList(await api(url, { key }));
+    assert.ok(body.data.length <= limit, `a page holds at most ${limit} items`);
+    pages.push(body);
+    if (body.next_cursor === null) return pages;
+    assert.ok(pages.length < 400, 'the walk ends');
+    url = `${first}&limit=${limit}&cursor=${body.next_cursor}`;
+  }
+}
+
+const cases = [
+  { q: 'quartz', match: (p) => p.title.includes('quartz') },
+  { q: 'zircon', match: (p) => p.title.includes('zircon') },
+  { q: '"onyx basalt"', match: (p) => p.description.includes('onyx basalt') },
+  { q: 'zircon -quartz', match: (p) => p.title.includes('zircon') && !p.title.includes('quartz') },
+  { q: '-quartz', match: (p) => !p.title.includes('quartz') },
+  { q: 'nothingmatchesthis', match: () => false },
+];
+
+for (const sort of Object.keys(SORTS)) {
+  for (const { q, match } of cases) {
+    test(`q=${q} sort=${sort}: every match once, in order, whatever the page sizes`, async () => {
+      const expected = products
+        .filter((p) => p.status === 'published' && match(p))
+        .sort(SORTS[sort])
+        .map((p) => p.id);
+      for (const limit of [7, 100]) {
+        const pages = await walk(
+          `/v1/products?category=${category}&q=${encodeURIComponent(q)}&sort=${sort}`,
+          limit,
+        );
+        assert.deepEqual(pages.flatMap((p) => p.data.map((i) => i.id)), expected, `limit ${limit}`);
+      }
+    });
+  }
+}
+
+test('a sparse match sorted newest ends pages at the walk, not after the whole category', async () => {
+  // zircon: only the 60 oldest; a newest walk of 20 rows finds none of them at first, and
+  // the GIN index holds more candidates than the walk's 20 rows: the first pages are
+  // empty, their next_cursor goes on, and the walk still reaches every match.
+  const pages = await walk(`/v1/products?category=${category}&q=zircon&sort=newest`, 10);
+  assert.equal(pages[0].data.length, 0);
+  assert.notEqual(pages[0].next_cursor, null);
+  const short = pages.filter((p) => p.data.length < 10 && p.next_cursor !== null);
+  assert.ok(short.length >= 5, `${short.length} pages ended at the walk's last row`);
+});
+
+test('filters the walk does not read (seller with category, price range in newest)', async () => {
+  const expected = products
+    .filter((p) => p.status === 'published' && p.seller === seller2 && p.title.includes('quartz'))
+    .filter((p) => priceOf(p) >= 10 && priceOf(p) <= 40)
+    .sort(SORTS.newest)
+    .map((p) => p.id);
+  assert.ok(expected.length > 3);
+  const pages = await walk(
+    `/v1/products?category=${category}&seller=${seller2}&q=quartz&min_price=10&max_price=40&sort=newest`,
+    3,
+  );
+  assert.deepEqual(pages.flatMap((p) => p.data.map((i) => i.id)), expected);
+  const priced = await walk(
+    `/v1/products?category=${category}&seller=${seller2}&q=quartz&min_price=10&max_price=40&sort=price_desc`,
+    3,
+  );
+  assert.deepEqual(
+    priced.flatMap((p) => p.data.map((i) => i.id)),
+    products.filter((p) => expected.includes(p.id)).sort(SORTS.price_desc).map((p) => p.id),
+  );
+});
