@@ -122,6 +122,8 @@ bool config_load(market_config *cfg, int needs, char *err, size_t errlen)
         !env_long("MARKET_PAGE_CACHE_MS", 1000, 0, 10000, &cfg->page_cache_ms, err, errlen) ||
         !env_long("MARKET_REQUEST_LOG", 1, 0, 1, &cfg->request_log, err, errlen) ||
         !env_long("MARKET_SEARCH_WINDOW", 10000, 5, 1000000, &cfg->search_window, err, errlen) ||
+        !env_long("MARKET_STATEMENT_TIMEOUT", 2000, 10, 600000, &cfg->statement_timeout_ms, err,
+                  errlen) ||
         !env_long("MARKET_DB_READ_MAX_LAG", 10, 1, 86400, &cfg->db_read_max_lag, err, errlen))
         return false;
 

@@ -40,8 +40,9 @@ typedef struct {
     long page_cache_ms; /* how long a worker may answer a catalogue page again; 0: never */
     long request_log;   /* 1: market-api logs a line per request; 0: nginx's access log only */
     long search_window; /* rows a relevance search reads in id order before the GIN index */
-    const char *metrics_file; /* the counters a pool's workers share (lib/metrics.h) */
-    long retention;           /* seconds finished rows are kept (market-webhookd prunes) */
+    long statement_timeout_ms; /* the API's bound on one statement (MARKET_STATEMENT_TIMEOUT) */
+    const char *metrics_file;  /* the counters a pool's workers share (lib/metrics.h) */
+    long retention;            /* seconds finished rows are kept (market-webhookd prunes) */
 } market_config;
 
 /* Fills cfg from the environment. On failure writes one line (no newline) to err. */

@@ -19,9 +19,11 @@ struct db {
     size_t prepared_cap;
     long long last_attempt_ms;
     bool down;
-    char *listen_channel; /* LISTENed on every new connection, or NULL */
-    char *session_sql;    /* the program's own settings for every new session, or NULL */
-    bool notified;        /* a notification arrived, or the connection was renewed */
+    char *listen_channel;       /* LISTENed on every new connection, or NULL */
+    char *session_sql;          /* the program's own settings for every new session, or NULL */
+    char statement_timeout[24]; /* milliseconds as text, "" for the server's default */
+    PGresult *prepare_failure;  /* why the last db_prepare failed, for the statement's caller */
+    bool notified;              /* a notification arrived, or the connection was renewed */
 
     /* A connection being opened without blocking (db_connect_start). */
     bool connecting;
@@ -41,6 +43,8 @@ struct db {
 /* Statement ids, process-wide, so that one statement has one slot in every
  * connection's prepared set. */
 static unsigned last_stmt_id;
+/* The most statements one db_exec_pipeline sends together. */
+#define DB_PIPELINE_MAX 8
 
 /* Connection defaults, so that a database host that vanishes from the network (cut off,
  * packets dropped, nothing closed) is given up within seconds and, with a multi-host
@@ -97,6 +101,7 @@ void db_close(db *d)
     free(d->listen_channel);
     free(d->session_sql);
     free(d->prepared);
+    PQclear(d->prepare_failure);
     free(d);
 }
 
@@ -173,6 +178,16 @@ static bool session_setup(db *d)
                                     "SET max_parallel_workers_per_gather = 0");
     bool set_ok = PQresultStatus(res) == PGRES_COMMAND_OK;
     PQclear(res);
+    if (set_ok && d->statement_timeout[0] != '\0') {
+        /* A parameter, like every value: set_config is SET with its value bound. */
+        const char *values[1] = {d->statement_timeout};
+        res = PQexecParams(d->conn,
+                           "SELECT set_config('statement_timeout', $1, false),"
+                           " set_config('idle_in_transaction_session_timeout', $1, false)",
+                           1, NULL, values, NULL, NULL, 0);
+        set_ok = PQresultStatus(res) == PGRES_TUPLES_OK;
+        PQclear(res);
+    }
     if (set_ok && d->session_sql != NULL) {
         res = PQexec(d->conn, d->session_sql);
         set_ok = PQresultStatus(res) == PGRES_COMMAND_OK;
@@ -523,11 +538,15 @@ static PGresult *db_checked(db *d, PGresult *res)
 }
 
 static bool db_prepare(db *d, db_stmt *stmt);
+static PGresult *take_prepare_failure(db *d);
 
 static PGresult *db_exec_once(db *d, db_stmt *stmt, const char *const *params)
 {
     if (!db_prepare(d, stmt))
         return NULL;
+    PGresult *failed = take_prepare_failure(d);
+    if (failed != NULL)
+        return failed;
     PGresult *res = PQexecPrepared(d->conn, stmt->name, stmt->nparams, params, NULL, NULL, 0);
     return db_checked(d, res);
 }
@@ -665,12 +684,25 @@ static bool db_prepare(db *d, db_stmt *stmt)
     PGresult *res = db_checked(d, PQprepare(d->conn, stmt->name, stmt->sql, stmt->nparams, NULL));
     if (res == NULL)
         return false;
-    if (PQresultStatus(res) == PGRES_COMMAND_OK)
+    if (PQresultStatus(res) == PGRES_COMMAND_OK) {
         mark_prepared(d, stmt);
-    else
-        log_error("prepare %s failed: %s", stmt->name, PQresultErrorMessage(res));
-    PQclear(res);
+        PQclear(res);
+        return true;
+    }
+    /* The statement's caller gets this failure as the statement's own result (a prepare
+     * cancelled by statement_timeout, say, is then answered like a statement that was). */
+    log_error("prepare %s failed: %s", stmt->name, PQresultErrorMessage(res));
+    PQclear(d->prepare_failure);
+    d->prepare_failure = res;
     return true;
+}
+
+/* The failure of the prepare just tried, if it failed (the caller owns it), else NULL. */
+static PGresult *take_prepare_failure(db *d)
+{
+    PGresult *res = d->prepare_failure;
+    d->prepare_failure = NULL;
+    return res;
 }
 
 static void clear_results(int n, PGresult **out)
@@ -685,10 +717,20 @@ static void clear_results(int n, PGresult **out)
 static bool db_pipeline_once(db *d, int n, db_stmt *const *stmts, const char *const *const *params,
                              PGresult **out)
 {
-    for (int i = 0; i < n; i++) {
+    /* A statement whose prepare failed is not sent: its result is that failure. */
+    int sent_index[DB_PIPELINE_MAX], nsent = 0;
+    if (n > DB_PIPELINE_MAX)
+        abort(); /* a request pipelines two or three statements; more is a programming error */
+    for (int i = 0; i < n; i++)
         out[i] = NULL;
-        if (!db_prepare(d, stmts[i]))
+    for (int i = 0; i < n; i++) {
+        if (!db_prepare(d, stmts[i])) {
+            clear_results(n, out);
             return false;
+        }
+        out[i] = take_prepare_failure(d);
+        if (out[i] == NULL)
+            sent_index[nsent++] = i;
     }
     PGconn *c = d->conn;
     if (!PQenterPipelineMode(c)) {
@@ -696,15 +738,17 @@ static bool db_pipeline_once(db *d, int n, db_stmt *const *stmts, const char *co
         return false;
     }
     bool sent = true;
-    for (int i = 0; i < n && sent; i++)
+    for (int k = 0; k < nsent && sent; k++) {
+        int i = sent_index[k];
         sent =
             PQsendQueryPrepared(c, stmts[i]->name, stmts[i]->nparams, params[i], NULL, NULL, 0) &&
             PQpipelineSync(c);
+    }
     sent = sent && PQflush(c) == 0;
 
     /* Each statement answers with its result, a NULL, then the Sync's own result. */
-    int syncs = 0, current = 0;
-    while (sent && syncs < n) {
+    int syncs = 0;
+    while (sent && syncs < nsent) {
         PGresult *res = PQgetResult(c);
         if (res == NULL) {
             if (PQstatus(c) != CONNECTION_OK)
@@ -714,9 +758,8 @@ static bool db_pipeline_once(db *d, int n, db_stmt *const *stmts, const char *co
         if (PQresultStatus(res) == PGRES_PIPELINE_SYNC) {
             PQclear(res);
             syncs++;
-            current = syncs;
-        } else if (current < n && out[current] == NULL) {
-            out[current] = res;
+        } else if (out[sent_index[syncs]] == NULL) {
+            out[sent_index[syncs]] = res;
         } else {
             PQclear(res); /* a second result for one statement: not ours to keep */
         }
@@ -724,12 +767,12 @@ static bool db_pipeline_once(db *d, int n, db_stmt *const *stmts, const char *co
     bool read_only = false;
     for (int i = 0; i < n; i++)
         read_only = read_only || (out[i] != NULL && read_only_node(out[i]));
-    if (read_only && syncs == n && PQexitPipelineMode(c)) {
+    if (read_only && syncs == nsent && PQexitPipelineMode(c)) {
         clear_results(n, out);
         drop_read_only(d);
         return false;
     }
-    if (syncs < n || !PQexitPipelineMode(c) || PQstatus(c) != CONNECTION_OK) {
+    if (syncs < nsent || !PQexitPipelineMode(c) || PQstatus(c) != CONNECTION_OK) {
         clear_results(n, out);
         if (!d->down && !d->fail_fast)
             log_error("database connection lost: %s", PQerrorMessage(c));
@@ -756,8 +799,14 @@ bool db_send(db *d, db_stmt *stmt, const char *const *params)
 {
     if (d->conn == NULL || d->connecting || PQstatus(d->conn) != CONNECTION_OK)
         return false;
-    if (db_prepare(d, stmt) &&
-        PQsendQueryPrepared(d->conn, stmt->name, stmt->nparams, params, NULL, NULL, 0))
+    if (!db_prepare(d, stmt)) {
+        d->down = true;
+        db_disconnect(d);
+        return false;
+    }
+    /* A failed prepare is sent anyway: its answer is then an error the caller reads. */
+    PQclear(take_prepare_failure(d));
+    if (PQsendQueryPrepared(d->conn, stmt->name, stmt->nparams, params, NULL, NULL, 0))
         return true;
     d->down = true;
     db_disconnect(d);
@@ -821,6 +870,11 @@ void db_set_session(db *d, const char *sql)
 {
     free(d->session_sql);
     d->session_sql = xstrdup(sql);
+}
+
+void db_set_statement_timeout(db *d, long ms)
+{
+    snprintf(d->statement_timeout, sizeof d->statement_timeout, "%ld", ms);
 }
 
 int db_socket(db *d)

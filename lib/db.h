@@ -61,6 +61,12 @@ bool db_notified(db *d);
  * only, no parallel workers), such as a program's own SET commands. */
 void db_set_session(db *d, const char *sql);
 
+/* Bounds every statement of every session this db opens to ms milliseconds
+ * (statement_timeout), and a transaction left idle to as long
+ * (idle_in_transaction_session_timeout). A statement past it fails with SQLSTATE 57014
+ * (DB_STATEMENT_TIMEOUT). */
+#define DB_STATEMENT_TIMEOUT "57014"
+void db_set_statement_timeout(db *d, long ms);
 /* The connection's socket to wait on (notifications), or -1 while there is none. */
 int db_socket(db *d);
 

@@ -90,6 +90,7 @@ static bool worker_init(worker *w)
     w->files_prefix = path != NULL ? path : "";
     routes_init(w->files_prefix);
     w->db = db_open(w->cfg.db, "market-api");
+    db_set_statement_timeout(w->db, w->cfg.statement_timeout_ms);
     db_listen(w->db, CATALOGUE_CHANNEL);
     db_ready(w->db); /* connect now if we can; requests reconnect if we cannot */
     if (w->cfg.db_read != NULL)

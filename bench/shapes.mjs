@@ -1,0 +1,48 @@
+// bench/shapes.mjs: the latency of searches of every shape, one request at a time, on a
+// large catalogue (issue 21: "every request is cheap whatever it matches").
+//
+//   BASE_URL=http://127.0.0.1:18090 KEY=sk_test_... node bench/shapes.mjs [REQUESTS]
+//
+// For each shape (a q that matches nothing, a few, a phrase of common words, an exclusion
+// alone, a common word), in each sort, REQUESTS requests (default 40), each with another
+// `limit` (20..59) so that no worker answers it from its page cache; prints p50 and p99 in
+// ms and the items of the first page. Ratios against another run are what to quote.
+const base = process.env.BASE_URL;
+const key = process.env.KEY;
+if (!base || !key) {
+  console.error('shapes: BASE_URL and KEY are required');
+  process.exit(2);
+}
+const requests = Number(process.argv[2] ?? 40);
+const shapes = [
+  ['no match (unknown words)', 'zebra quokka'],
+  ['no match (a phrase of common words)', '"dashboard poster"'],
+  ['no match (a word and its exclusion)', 'includes -includes'],
+  ['an exclusion alone', '-includes'],
+  ['OR-ed phrases', '"client work" or "play retro" or "soft grain"'],
+  ['a common word', 'retro'],
+  ['two common words', 'client work'],
+];
+const sorts = ['newest', 'price_asc', 'price_desc', 'relevance'];
+
+const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+console.log(`${'shape'.padEnd(40)} ${'sort'.padEnd(11)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} items`);
+for (const [name, q] of shapes) {
+  for (const sort of sorts) {
+    const times = [];
+    let items = 0;
+    for (let i = 0; i < requests; i++) {
+      const url = `${base}/v1/products?q=${encodeURIComponent(q)}&sort=${sort}&limit=${20 + (i % 40)}`;
+      const t0 = performance.now();
+      const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+      const body = await res.json();
+      times.push(performance.now() - t0);
+      if (res.status !== 200) throw new Error(`${url}: ${res.status} ${JSON.stringify(body)}`);
+      if (i === 0) items = body.data.length;
+    }
+    times.sort((a, b) => a - b);
+    console.log(
+      `${name.padEnd(40)} ${sort.padEnd(11)} ${pct(times, 50).toFixed(1).padStart(8)} ${pct(times, 99).toFixed(1).padStart(8)} ${items}`,
+    );
+  }
+}

@@ -1,0 +1,52 @@
+// A bound on every request (docs/api.md, "Limits"): the API's database sessions run with
+// statement_timeout = MARKET_STATEMENT_TIMEOUT (2000 ms unless set), so a statement that
+// cannot finish (here: one that waits on a lock held by another session) is cancelled and
+// answered 503 service_unavailable with Retry-After, with one log line; the worker then
+// serves the next request as usual.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { api, importDoc, MARKET_DB, newKey, psql, STACK_DIR, uniqueId, waitFor } from './lib/stack.mjs';
+import { assertError } from './fixtures/expect.mjs';
+
+const TIMEOUT_MS = Number(process.env.MARKET_STATEMENT_TIMEOUT ?? 2000);
+const account = uniqueId('acct_to_');
+let key;
+
+before(() => {
+  importDoc({ mode: 'test', accounts: [{ id: account }] });
+  key = newKey({ account, mode: 'test', access: 'read-only' });
+});
+
+/** Holds an exclusive lock on products for `ms` in a session of its own; resolves once held. */
+async function lockProducts(ms) {
+  const child = spawn('psql', ['-X', '-q', '-d', MARKET_DB, '-c',
+    `BEGIN; LOCK TABLE products IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(${ms / 1000}); COMMIT;`], {
+    stdio: 'ignore',
+  });
+  const done = new Promise((resolve) => child.on('exit', resolve));
+  await waitFor(() => psql(
+    "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation " +
+    "WHERE c.relname = 'products' AND l.mode = 'AccessExclusiveLock' AND l.granted") === '1',
+  { message: 'the lock on products is held' });
+  return done;
+}
+
+test('a statement past MARKET_STATEMENT_TIMEOUT is cancelled: 503 with Retry-After and a log line', async () => {
+  const released = lockProducts(TIMEOUT_MS * 2 + 2000);
+  const started = Date.now();
+  // A category of its own, so that no worker answers it from its page cache.
+  const res = await api(`/v1/products?category=${uniqueId('to-')}`, { key });
+  const took = Date.now() - started;
+  assertError(res, 503, 'api_error', 'service_unavailable');
+  assert.equal(res.headers.get('retry-after'), '1');
+  assert.ok(took >= TIMEOUT_MS - 50, `answered after ${took} ms, not before the bound`);
+  assert.ok(took < TIMEOUT_MS + 1500, `answered after ${took} ms, soon after the bound`);
+  const log = readFileSync(`${STACK_DIR}/log/api.log`, 'utf8');
+  assert.match(log, /statement products_list_\S+ cancelled after MARKET_STATEMENT_TIMEOUT \(\d+ ms\)/);
+  await released;
+  // The same worker (every worker) serves again once the lock is gone.
+  for (let i = 0; i < 4; i++)
+    assert.equal((await api(`/v1/products?category=${uniqueId('to-')}`, { key })).status, 200);
+});
