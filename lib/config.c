@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static bool parse_long(const char *text, long min, long max, long *out)
 {
@@ -30,6 +31,13 @@ static bool env_long(const char *name, long def, long min, long max, long *out, 
         return true;
     snprintf(err, errlen, "%s must be an integer from %ld to %ld", name, min, max);
     return false;
+}
+
+/* The pool's default size: one worker per core, as tools/stack and the unit start it. */
+static long cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n >= 1 && n <= 256 ? n : 1;
 }
 
 static bool load_secret(market_config *cfg, char *err, size_t errlen)
@@ -124,6 +132,10 @@ bool config_load(market_config *cfg, int needs, char *err, size_t errlen)
         !env_long("MARKET_SEARCH_WINDOW", 10000, 5, 1000000, &cfg->search_window, err, errlen) ||
         !env_long("MARKET_STATEMENT_TIMEOUT", 2000, 10, 600000, &cfg->statement_timeout_ms, err,
                   errlen) ||
+        !env_long("MARKET_WORKERS", cores(), 1, 256, &cfg->workers, err, errlen) ||
+        /* docs/contract.md section 3: half the host's workers, at least one */
+        !env_long("MARKET_KEY_INFLIGHT", cfg->workers / 2 > 0 ? cfg->workers / 2 : 1, 1, 256,
+                  &cfg->key_inflight, err, errlen) ||
         !env_long("MARKET_DB_READ_MAX_LAG", 10, 1, 86400, &cfg->db_read_max_lag, err, errlen))
         return false;
 

@@ -41,8 +41,10 @@ typedef struct {
     long request_log;   /* 1: market-api logs a line per request; 0: nginx's access log only */
     long search_window; /* rows a relevance search reads in id order before the GIN index */
     long statement_timeout_ms; /* the API's bound on one statement (MARKET_STATEMENT_TIMEOUT) */
-    const char *metrics_file;  /* the counters a pool's workers share (lib/metrics.h) */
-    long retention;            /* seconds finished rows are kept (market-webhookd prunes) */
+    long workers;              /* the pool's size (MARKET_WORKERS, default: the cores) */
+    long key_inflight; /* one key's requests served at once on a host (MARKET_KEY_INFLIGHT) */
+    const char *metrics_file; /* the counters a pool's workers share (lib/metrics.h) */
+    long retention;           /* seconds finished rows are kept (market-webhookd prunes) */
 } market_config;
 
 /* Fills cfg from the environment. On failure writes one line (no newline) to err. */

@@ -14,7 +14,7 @@
 
 #include "mem.h"
 
-#define METRICS_MAGIC 0x6d61726b65746d31ULL /* "marketm1" */
+#define METRICS_MAGIC 0x6d61726b65746d32ULL /* "marketm2": slots with `serving` */
 #define HEADER_SIZE 64
 #define CACHE_LINE 64
 #define OPEN_ATTEMPTS 8
@@ -32,6 +32,7 @@ typedef struct {
 typedef struct {
     _Atomic int32_t pid; /* 0: free */
     int32_t unused;
+    _Atomic uint64_t serving; /* what the process serves now (metrics_serve), 0: nothing */
     _Atomic uint64_t counters[];
 } slot;
 
@@ -199,6 +200,7 @@ static bool take(metrics *m, slot *s, int32_t from, pid_t pid)
 {
     if (!atomic_compare_exchange_strong(&s->pid, &from, (int32_t)pid))
         return false;
+    atomic_store(&s->serving, 0); /* a gone process serves nothing */
     m->mine = s;
     return true;
 }
@@ -246,4 +248,25 @@ unsigned metrics_sum(const metrics *m, uint64_t *out)
             out[c] += atomic_load_explicit(&s->counters[c], memory_order_relaxed);
     }
     return live;
+}
+
+void metrics_serve(metrics *m, uint64_t what)
+{
+    /* Sequentially consistent, as metrics_serving's loads: of two processes that claim
+     * the same thing at once, at least one sees the other. */
+    atomic_store(&m->mine->serving, what);
+}
+
+unsigned metrics_serving(const metrics *m, uint64_t what)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < METRICS_SLOTS; i++) {
+        slot *s = slot_at(m, i);
+        if (s == m->mine || atomic_load(&s->serving) != what)
+            continue;
+        int32_t holder = atomic_load(&s->pid);
+        if (holder != 0 && !process_gone(holder)) /* a dead worker's word is stale */
+            n++;
+    }
+    return n;
 }

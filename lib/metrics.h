@@ -46,4 +46,13 @@ void metrics_add(metrics *m, uint32_t i, uint64_t n);
  * process. */
 unsigned metrics_sum(const metrics *m, uint64_t *out);
 
+/* What each process is serving now, such as an API key's fingerprint (0: nothing), so
+ * that a pool can bound how many of its processes serve one thing at once: a process
+ * announces with metrics_serve what it takes on, then counts with metrics_serving the
+ * other live processes that serve the same. Of two that announce the same at once, each
+ * sees the other (both may then refuse; never both accept past a bound). A process
+ * without a slot of the file (metrics_claim failed) is seen by none. */
+void metrics_serve(metrics *m, uint64_t what);
+unsigned metrics_serving(const metrics *m, uint64_t what);
+
 #endif

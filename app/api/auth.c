@@ -4,15 +4,18 @@
 #include <string.h>
 
 #include "crypto.h"
+#include "ops.h"
 #include "text.h"
 
 #define KEY_MIN_RANDOM 32
 #define KEY_MAX_LEN 200
 
-/* Looks the key up by its hash and, only if it is usable, counts this request in the
- * current one-minute window. The counter only moves while under the limit, so a rejected
- * request does not count, and the row lock of the upsert serialises every worker on
- * every host: a burst gets exactly `limit` successes. count is NULL when over the limit. */
+/* Looks the key up by its hash and, only if it is usable and $3 is true, counts this
+ * request in the current one-minute window. The counter only moves while under the
+ * limit, so a rejected request does not count, and the row lock of the upsert serialises
+ * every worker on every host: a burst gets exactly `limit` successes. count is NULL when
+ * over the limit. With $3 false (a request refused for the key's requests in flight,
+ * which must not count) nothing is written, and `seen` is the window's count so far. */
 DB_STMT(auth_and_count,
         "WITH k AS ("
         "  SELECT id, account_id, mode, access,"
@@ -23,17 +26,19 @@ DB_STMT(auth_and_count,
         "              60 - floor(extract(epoch FROM now()))::bigint % 60 AS reset),"
         " c AS ("
         "  INSERT INTO rate_counters (key_id, window_start, count)"
-        "  SELECT k.id, w.win, 1 FROM k, w WHERE k.usable"
+        "  SELECT k.id, w.win, 1 FROM k, w WHERE k.usable AND $3::boolean"
         "  ON CONFLICT (key_id, window_start) DO UPDATE SET count = rate_counters.count + 1"
         "   WHERE rate_counters.count < $2::integer"
         "  RETURNING count)"
         "SELECT k.id, k.account_id, k.mode, k.access, k.usable, k.revoked,"
-        "       (SELECT count FROM c), w.reset"
+        "       (SELECT count FROM c), w.reset,"
+        "       CASE WHEN NOT $3::boolean THEN (SELECT r.count FROM rate_counters r"
+        "         WHERE r.key_id = k.id AND r.window_start = w.win) END"
         "  FROM k, w",
-        2);
+        3);
 
 /* The columns of auth_and_count. */
-enum { C_KEY_ID, C_ACCOUNT, C_MODE, C_ACCESS, C_USABLE, C_REVOKED, C_COUNT, C_RESET };
+enum { C_KEY_ID, C_ACCOUNT, C_MODE, C_ACCESS, C_USABLE, C_REVOKED, C_COUNT, C_RESET, C_SEEN };
 
 DB_STMT(prune_windows,
         "DELETE FROM rate_counters WHERE window_start < floor(extract(epoch FROM now()) / 60) - 1",
@@ -89,8 +94,12 @@ bool auth_begin(request *r, auth_query *q)
     crypto_sha256(key, strlen(key), hash);
     hex_write(q->hash_hex, hash, sizeof hash);
     snprintf(q->limit, sizeof q->limit, "%ld", r->w->cfg.rate_limit);
+    /* Taken on before the key is checked, so that two requests of one key see each
+     * other; a key that turns out unknown is answered 401 all the same (auth_finish). */
+    r->over_in_flight = !ops_key_enter(hash, r->w->cfg.key_inflight);
     q->params[0] = q->hash_hex;
     q->params[1] = q->limit;
+    q->params[2] = r->over_in_flight ? "false" : "true";
     /* The prefix names the mode; auth_finish checks that the key's row agrees. */
     r->caller.mode = key[3] == 'l' ? "live" : "test";
     return true;
@@ -124,6 +133,17 @@ bool auth_finish(request *r, PGresult *res)
     r->rate_reset = db_int(res, 0, C_RESET);
     if (r->rate_reset < 1)
         r->rate_reset = 1;
+
+    if (r->over_in_flight) { /* docs/contract.md section 3, "In flight": not counted */
+        long seen = (long)db_int(res, 0, C_SEEN);
+        r->rate_remaining = seen >= r->rate_limit ? 0 : r->rate_limit - seen;
+        set_rate_headers(r);
+        response_header(r, "Retry-After", "1");
+        return respond_error(r, 429, "rate_limit_error", "too_many_in_flight", NULL,
+                             "this API key already has %ld requests in progress on this host;"
+                             " retry in 1 s",
+                             r->w->cfg.key_inflight);
+    }
 
     if (db_null(res, 0, C_COUNT)) {
         r->rate_remaining = 0;

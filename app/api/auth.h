@@ -10,7 +10,7 @@
 typedef struct {
     char hash_hex[2 * SHA256_LEN + 1];
     char limit[24];
-    const char *params[2];
+    const char *params[3];
 } auth_query;
 
 /* The key check in two halves, so that it can share a round trip with a catalogue read:

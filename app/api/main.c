@@ -270,8 +270,10 @@ static void serve_catalogue(request *r, const catalogue_handler *route)
     if (!auth_begin(r, &q))
         return;
     catalogue_read read = {0};
-    if (!routes_read_query(r) || !route->plan(r, &read)) {
-        /* The input is wrong (400/404 answered): still the key first, 401 and 429 win. */
+    if (r->over_in_flight || !routes_read_query(r) || !route->plan(r, &read)) {
+        /* The key has its share of the workers (auth_finish answers 429 once the key is
+         * known), or the input is wrong (400/404 answered): still the key first, 401 and
+         * 429 win. */
         PGresult *res = request_query(r, auth_statement(), q.params);
         if (res != NULL)
             auth_finish(r, res);
@@ -476,6 +478,7 @@ int main(int argc, char **argv)
         if (!ops)
             dispatch(&r);
         write_response(&r, &fcgi, &head);
+        ops_key_leave(); /* the key's request is answered: another of its may start */
         if (plain_close && drain_input(&fcgi))
             FCGX_Detach(&fcgi);
         log_set_request(NULL); /* the request's own line names it: id=... */

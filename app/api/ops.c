@@ -89,6 +89,24 @@ bool ops_init(worker *w, const char *program_version, char *err, size_t errlen)
     return true;
 }
 
+bool ops_key_enter(const unsigned char *key_hash, long cap)
+{
+    uint64_t fingerprint = 0;
+    memcpy(&fingerprint, key_hash, sizeof fingerprint);
+    if (fingerprint == 0) /* 0 means "nothing" in the shared file */
+        fingerprint = 1;
+    metrics_serve(shared, fingerprint);
+    if ((long)metrics_serving(shared, fingerprint) < cap)
+        return true;
+    metrics_serve(shared, 0);
+    return false;
+}
+
+void ops_key_leave(void)
+{
+    metrics_serve(shared, 0);
+}
+
 /* Every connection after the worker's first is a reconnect. */
 static void count_reconnects(worker *w)
 {
@@ -146,7 +164,7 @@ void ops_request_done(request *r, long long duration_us)
     metrics_add(shared, C_REQUESTS + route * N_STATUSES + status_index(r->status), 1);
     metrics_add(shared, C_BUCKETS + route * (N_BOUNDS + 1) + bucket_index(duration_us), 1);
     metrics_add(shared, C_DURATION_US + route, (uint64_t)duration_us);
-    if (r->status == 429) /* only the rate limit answers 429 */
+    if (r->status == 429) /* the rate limit and the in-flight cap */
         metrics_add(shared, C_RATE_LIMITED, 1);
     count_reconnects(r->w);
 

@@ -20,6 +20,13 @@
  * the file cannot be had. */
 bool ops_init(worker *w, const char *version, char *err, size_t errlen);
 
+/* The in-flight cap (docs/contract.md section 3): this worker takes on a request of the
+ * key whose SHA-256 is key_hash, unless `cap` workers of the pool already serve that key
+ * (false: the caller refuses the request). ops_key_leave ends it; a worker that dies
+ * holds nothing (the pool's shared file says which workers are alive). */
+bool ops_key_enter(const unsigned char *key_hash, long cap);
+void ops_key_leave(void);
+
 /* Answers r when nginx marked it as an operational request, and returns true; false for
  * every other request, which goes on to the API. */
 bool ops_serve(request *r);

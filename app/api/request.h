@@ -70,6 +70,7 @@ typedef struct request {
 
     /* Rate-limit headers: set once the key is known. */
     bool rate_known;
+    bool over_in_flight; /* the key has its share of the host's workers (auth_begin) */
     long rate_limit, rate_remaining, rate_reset;
 
     /* Response. */

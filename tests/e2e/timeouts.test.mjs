@@ -34,7 +34,10 @@ async function lockProducts(ms) {
 }
 
 test('a statement past MARKET_STATEMENT_TIMEOUT is cancelled: 503 with Retry-After and a log line', async () => {
-  const released = lockProducts(TIMEOUT_MS * 2 + 2000);
+  let lockReleased = false;
+  const released = lockProducts(TIMEOUT_MS * 2 + 2000).then(() => {
+    lockReleased = true;
+  });
   const started = Date.now();
   // A category of its own, so that no worker answers it from its page cache.
   const res = await api(`/v1/products?category=${uniqueId('to-')}`, { key });
@@ -42,7 +45,7 @@ test('a statement past MARKET_STATEMENT_TIMEOUT is cancelled: 503 with Retry-Aft
   assertError(res, 503, 'api_error', 'service_unavailable');
   assert.equal(res.headers.get('retry-after'), '1');
   assert.ok(took >= TIMEOUT_MS - 50, `answered after ${took} ms, not before the bound`);
-  assert.ok(took < TIMEOUT_MS + 1500, `answered after ${took} ms, soon after the bound`);
+  assert.ok(!lockReleased, `answered after ${took} ms, while the lock was still held`);
   const log = readFileSync(`${STACK_DIR}/log/api.log`, 'utf8');
   assert.match(log, /statement products_list_\S+ cancelled after MARKET_STATEMENT_TIMEOUT \(\d+ ms\)/);
   await released;

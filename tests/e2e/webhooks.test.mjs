@@ -9,15 +9,10 @@
 // sets 1s,2s,4s) for the stack it runs against.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
-import { api, admin, importDoc, newKey, psql, uniqueId, MARKET_ADMIN, MARKET_DB } from './lib/stack.mjs';
+import { api, admin, importDoc, newKey, psql, startStack, uniqueId, MARKET_DB } from './lib/stack.mjs';
 import { assertError, assertInvalid, RFC3339 } from './fixtures/expect.mjs';
 import { startReceiver, verifyDelivery, failsWith } from './fixtures/webhook_receiver.mjs';
 
@@ -55,49 +50,19 @@ function deliveries(failedOnly = false) {
 // ---------------------------------------------------------------------------------------
 // A second stack with MARKET_WEBHOOK_ALLOW_PRIVATE=0, for the address checks. It boots in
 // the background while the other tests run.
-const STACK = fileURLToPath(new URL('../../tools/stack', import.meta.url));
-const stack2Dir = mkdtempSync(join(tmpdir(), 'market-wh0-'));
-let stack2Started = false;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 async function startStack2() {
-  const env = { ...process.env, MARKET_WEBHOOK_ALLOW_PRIVATE: '0' };
-  delete env.MARKET_FILES_ROOT;
-  delete env.MARKET_DOWNLOAD_BASE_URL;
-  stack2Started = true;
-  const { stdout } = await execFileP(STACK, ['up', '--dir', stack2Dir, '--port', String(await freePort()), '--workers', '1'], { env, maxBuffer: 1 << 20 });
-  const vars = {};
-  for (const line of stdout.split('\n')) {
-    const m = /^export (\w+)=(.*)$/.exec(line);
-    if (m) vars[m[1]] = m[2].startsWith("'") ? m[2].slice(1, -1).replaceAll("'\\''", "'") : m[2];
-  }
-  const adminEnv = { ...env, MARKET_DB: vars.MARKET_DB, MARKET_SECRET_FILE: vars.MARKET_SECRET_FILE };
-  const run = (args, input) => {
-    const r = spawnSync(MARKET_ADMIN, args, { input, env: adminEnv, encoding: 'utf8' });
-    assert.equal(r.status, 0, r.stderr);
-    return r.stdout.trim();
-  };
+  const s = await startStack({ settings: { MARKET_WEBHOOK_ALLOW_PRIVATE: '0' }, workers: 1 });
   const account = `acct_wh0_${x}`;
-  run(['import', '-'], JSON.stringify({ mode: 'test', accounts: [{ id: account }] }));
-  return { base: vars.BASE_URL, key: run(['key', 'create', '--account', account, '--mode', 'test', '--access', 'read-write']) };
+  s.admin(['import', '-'], JSON.stringify({ mode: 'test', accounts: [{ id: account }] }));
+  s.key = s.admin(['key', 'create', '--account', account, '--mode', 'test', '--access', 'read-write']);
+  return s;
 }
 const stack2 = startStack2().then((s) => ({ s }), (error) => ({ error }));
 
 after(async () => {
   await rx?.close();
-  await stack2;
-  if (stack2Started) spawnSync(STACK, ['down', '--dir', stack2Dir], { stdio: 'ignore' });
-  rmSync(stack2Dir, { recursive: true, force: true });
+  const { s } = await stack2;
+  s?.down();
 });
 
 // ---------------------------------------------------------------------------------------

@@ -77,6 +77,44 @@ START_TEST(sums_the_slots_of_every_process)
 }
 END_TEST
 
+START_TEST(what_each_process_serves_is_seen_by_the_others)
+{
+    metrics *a = open_ok(1, 1), *b = open_ok(1, 1), *c = open_ok(1, 1);
+    pid_t second = live_child(), third = live_child();
+    ck_assert(metrics_claim(a, getpid()));
+    ck_assert(metrics_claim(b, second));
+    ck_assert(metrics_claim(c, third));
+    ck_assert_uint_eq(metrics_serving(a, 7), 0);
+
+    metrics_serve(a, 7);
+    metrics_serve(b, 7);
+    metrics_serve(c, 9);
+    ck_assert_uint_eq(metrics_serving(a, 7), 1); /* b; a does not count itself */
+    ck_assert_uint_eq(metrics_serving(c, 7), 2);
+    ck_assert_uint_eq(metrics_serving(a, 9), 1);
+    metrics_serve(b, 0); /* b's request is answered */
+    ck_assert_uint_eq(metrics_serving(c, 7), 1);
+
+    /* A worker that dies while it serves holds nothing: its word is stale. */
+    metrics_serve(b, 7);
+    end_child(second);
+    ck_assert_uint_eq(metrics_serving(c, 7), 1);
+    /* Its replacement takes the slot serving nothing. */
+    pid_t replacement = live_child();
+    metrics *d = open_ok(1, 1);
+    ck_assert(metrics_claim(d, replacement));
+    ck_assert_uint_eq(metrics_serving(c, 7), 1);
+    metrics_serve(a, 0);
+    ck_assert_uint_eq(metrics_serving(c, 7), 0);
+    end_child(third);
+    end_child(replacement);
+    metrics_close(a);
+    metrics_close(b);
+    metrics_close(c);
+    metrics_close(d);
+}
+END_TEST
+
 START_TEST(a_dead_process_slot_is_reclaimed_with_its_counts)
 {
     metrics *a = open_ok(1, 2);
@@ -238,6 +276,7 @@ Suite *metrics_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, sums_the_slots_of_every_process);
     tcase_add_test(tc, a_dead_process_slot_is_reclaimed_with_its_counts);
+    tcase_add_test(tc, what_each_process_serves_is_seen_by_the_others);
     tcase_add_test(tc, claiming_twice_keeps_one_slot);
     tcase_add_test(tc, counts_before_a_claim_stay_private);
     tcase_add_test(tc, another_layout_gets_a_fresh_file);

@@ -23,11 +23,21 @@
 //   psql(sql)                         run SQL, return psql's unaligned tuples-only output
 //   uniqueId(prefix)                  a fresh identifier such as acct_e2e_k3j9x2a1
 //   waitFor(fn, opts)                 poll until fn() returns a truthy value
+//   startStack({env, workers})        another whole stack (tools/stack up) in a temporary
+//                                     directory on a free port, with these MARKET_* settings
+//                                     (null: unset):
+//                                     {base, db, admin(args, input), down()}
 //
 // The stack's processes read the MARKET_* variables tests/e2e/run set before starting it
 // (MARKET_WEBHOOK_ALLOW_PRIVATE=1, MARKET_WEBHOOK_RETRIES=1s,2s,4s unless set otherwise).
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 
 const env = process.env;
 
@@ -161,4 +171,57 @@ export async function waitFor(fn, { timeout = 10000, interval = 100, message = '
     if (Date.now() >= deadline) throw new Error(`timed out after ${timeout} ms waiting for ${message}`);
     await new Promise((resolve) => setTimeout(resolve, interval));
   }
+}
+
+/** A free TCP port on 127.0.0.1 (free when asked; another process may take it after). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const STACK = fileURLToPath(new URL('../../../tools/stack', import.meta.url));
+
+/**
+ * Starts another stack (tools/stack up) in a temporary directory on a free port, with
+ * the MARKET_* settings of `settings` over those of this run, and `workers` FastCGI
+ * workers. Returns {base, db, admin(args, input) -> stdout, down()}; down() stops it and
+ * removes its directory (call it in an after hook).
+ */
+export async function startStack({ settings = {}, workers = 1 } = {}) {
+  const stackEnv = { ...env, ...settings };
+  for (const [name, value] of Object.entries(settings)) if (value === null) delete stackEnv[name];
+  delete stackEnv.MARKET_FILES_ROOT;
+  delete stackEnv.MARKET_DOWNLOAD_BASE_URL;
+  const dir = mkdtempSync(join(tmpdir(), 'market-e2e-extra-'));
+  const down = () => {
+    spawnSync(STACK, ['down', '--dir', dir], { stdio: 'ignore' });
+    rmSync(dir, { recursive: true, force: true });
+  };
+  let stdout;
+  try {
+    ({ stdout } = await promisify(execFile)(STACK,
+      ['up', '--dir', dir, '--port', String(await freePort()), '--workers', String(workers)],
+      { env: stackEnv, maxBuffer: 1 << 20 }));
+  } catch (err) {
+    down();
+    throw err;
+  }
+  const vars = {};
+  for (const line of stdout.split('\n')) {
+    const m = /^export (\w+)=(.*)$/.exec(line);
+    if (m) vars[m[1]] = m[2].startsWith("'") ? m[2].slice(1, -1).replaceAll("'\\''", "'") : m[2];
+  }
+  const adminEnv = { ...stackEnv, MARKET_DB: vars.MARKET_DB, MARKET_SECRET_FILE: vars.MARKET_SECRET_FILE };
+  const runAdmin = (args, input) => {
+    const r = spawnSync(need('MARKET_ADMIN'), args, { input, env: adminEnv, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`market-admin ${args.join(' ')} exited with ${r.status}: ${r.stderr.trim()}`);
+    return r.stdout.trim();
+  };
+  return { base: vars.BASE_URL, db: vars.MARKET_DB, dir, admin: runAdmin, down };
 }
