@@ -65,6 +65,10 @@ static const struct {
  * PROBE is a tenth of WINDOW. */
 #define PROBE_SHARE 10
 
+/* Reading a GIN index for q is cheap when it costs at most this many index entries per row
+ * of the walk it replaces (see add_index_cheap). */
+#define POSTINGS_PER_ROW 4
+
 /* A cursor's rank: "1" or "0", as written by render below. */
 enum rank_cursor { RANK_FIRST_PAGE, RANK_IN_TITLE, RANK_IN_TEXT };
 
@@ -92,10 +96,56 @@ static void add_filters(buf *sql, int filters, const char *a, int first_param)
         buf_printf(sql, " AND %s.price <= $%d::numeric", a, n++);
 }
 
-/* One rank's stream as CTEs named rN_hit, rN_far and rN. The window reads the next
- * `window` published rows of the mode in id order (after the cursor id when there is
- * one) and keeps those that match; if they are fewer than a page while the window was
- * full, matches are rare and the GIN index finds them all instead (rN_far). */
+/* The CTEs every search statement starts with, after "WITH ": q (the query, $3), and for
+ * each GIN-indexed column the estimate of what reading its index for q costs.
+ *   q.tsq    the query;
+ *   q.tree   the part of it an index can answer ('T' when none: "-word" alone);
+ *   q.loose  that part with its phrases loosened to AND ("a <-> b" to "a & b"), which the
+ *            GIN index answers exactly, without reading the table to recheck a phrase;
+ *   est_COLUMN.postings  how many entries the column's GIN index would read for loose,
+ *            from the planner's statistics of the column (its most common lexemes and
+ *            their frequencies; a lexeme not among them counts 0, being rarer than all of
+ *            them): the rarest of an AND's words or the sum of an OR's, plus every
+ *            excluded word; NULL when the index cannot answer q at all. */
+static void add_query_ctes(buf *sql)
+{
+    buf_puts(sql, "q AS MATERIALIZED (SELECT t.tsq, t.tree, CASE WHEN t.tree = 'T' THEN NULL"
+                  " ELSE regexp_replace(t.tree, ' <(-|[0-9]+)> ', ' & ', 'g')::tsquery END AS loose"
+                  " FROM (SELECT s.tsq, querytree(s.tsq) AS tree FROM (SELECT"
+                  " websearch_to_tsquery('english', $3) AS tsq) s) t),");
+    static const char *const columns[] = {"search", "title_search"};
+    for (size_t i = 0; i < sizeof columns / sizeof columns[0]; i++)
+        buf_printf(sql,
+                   " est_%s AS MATERIALIZED (SELECT CASE WHEN q.tree = 'T' THEN NULL ELSE (SELECT"
+                   " CASE WHEN strpos(q.tree, '|') > 0"
+                   " THEN coalesce(sum(l.f) FILTER (WHERE NOT l.neg), 0)"
+                   " ELSE coalesce(min(l.f) FILTER (WHERE NOT l.neg), 0) END"
+                   " + coalesce(sum(l.f) FILTER (WHERE l.neg), 0) FROM (SELECT m[1] = '!' AS neg,"
+                   " coalesce(s.most_common_elem_freqs[array_position("
+                   "s.most_common_elems::text::text[], replace(m[2], '''''', ''''))], 0)"
+                   " * c.reltuples AS f"
+                   " FROM regexp_matches(q.tree, '(!?)''((?:[^'']|'''')*)''', 'g') m, pg_class c"
+                   " LEFT JOIN pg_stats s ON s.schemaname = current_schema()"
+                   " AND s.tablename = 'products' AND s.attname = '%s'"
+                   " WHERE c.oid = 'products'::regclass) l) END AS postings FROM q),",
+                   columns[i], columns[i]);
+}
+
+/* A condition: reading the GIN index of column for q is cheap, so that all its matches
+ * may be read and sorted: the statistics promise at most POSTINGS_PER_ROW * rows index
+ * entries, and the index holds fewer than `rows` candidates (counted by reading at most
+ * `rows` of them). */
+static void add_index_cheap(buf *sql, const char *column, long rows)
+{
+    buf_printf(sql,
+               "((SELECT postings FROM est_%s) <= %ld AND (SELECT count(*) FROM"
+               " (SELECT 1 FROM products c WHERE c.status = 'published'"
+               " AND c.%s @@ (SELECT loose FROM q) LIMIT %ld) x) < %ld)",
+               column, POSTINGS_PER_ROW * rows, column, rows, rows);
+}
+
+/* What a match of the rank is: rank 1 the title matches q, rank 0 only title and
+ * description together do. */
 static void add_match(buf *sql, int rank, const char *a)
 {
     if (rank == 1)
@@ -143,9 +193,12 @@ static void add_short(buf *sql, const char *after, long rows)
     buf_printf(sql, " x) < %ld", rows);
 }
 
-/* One rank's stream as the CTEs rN_probe, rN_window, rN_way and rN (ids, in order).
- * rN_way picks the way (1 probe, 2 window, 3 index); PostgreSQL evaluates a CASE's
- * branches in order and a CTE only when read, so only what is needed runs. */
+/* One rank's stream as the CTEs rN_probe, rN_window, rN_cheap, rN_way, rN_bound and rN
+ * (ids, in order). rN_way picks the way: 1 probe, 2 window, 3 index, or 4 when the
+ * window came up short and the index is not cheap: then rN holds the window's matches and
+ * the page ends at the window's last row (rN_bound), where the next page goes on.
+ * PostgreSQL evaluates a CASE's branches in order and a CTE only when read, so only what
+ * is needed runs. */
 static void search_rank(buf *sql, long window_rows, int rank, int filters, bool after_cursor,
                         int cursor_param)
 {
@@ -160,23 +213,30 @@ static void search_rank(buf *sql, long window_rows, int rank, int filters, bool 
     add_hits(sql, rank, filters, after, probe);
     buf_printf(sql, "), r%d_window AS MATERIALIZED (", rank);
     add_hits(sql, rank, filters, after, window);
+    buf_printf(sql, "), r%d_cheap AS MATERIALIZED (SELECT ", rank);
+    add_index_cheap(sql, rank == 1 ? "title_search" : "search", (window_rows * 2 + 4) / 5);
     buf_printf(sql,
-               "), r%d_way AS MATERIALIZED (SELECT CASE"
+               " AS ok), r%d_way AS MATERIALIZED (SELECT CASE"
                " WHEN (SELECT count(*) FROM r%d_probe) >= $2 THEN 1 WHEN ",
                rank, rank);
     add_short(sql, after, probe);
     /* The window is tried when it promises at least half a page: below that, matches
      * are rare enough (under about one in a thousand rows) that the index costs less
-     * than a long walk that may come up short anyway. */
+     * than a long walk that may come up short anyway, if the index is cheap. */
     buf_printf(sql,
-               " THEN 1 WHEN (SELECT count(*) FROM r%d_probe) * %d < $2 THEN 3"
+               " THEN 1 WHEN (SELECT count(*) FROM r%d_probe) * %d < $2"
+               " AND (SELECT ok FROM r%d_cheap) THEN 3"
                " WHEN (SELECT count(*) FROM r%d_window) >= $2 THEN 2 WHEN ",
-               rank, 2 * PROBE_SHARE, rank);
+               rank, 2 * PROBE_SHARE, rank, rank);
     add_short(sql, after, window);
     buf_printf(sql,
-               " THEN 2 ELSE 3 END AS way),"
-               " r%d AS ((SELECT id FROM r%d_probe WHERE (SELECT way FROM r%d_way) = 1)"
-               " UNION ALL (SELECT id FROM r%d_window WHERE (SELECT way FROM r%d_way) = 2)"
+               " THEN 2 WHEN (SELECT ok FROM r%d_cheap) THEN 3 ELSE 4 END AS way),"
+               " r%d_bound AS MATERIALIZED (SELECT min(x.id) AS id FROM ",
+               rank, rank);
+    add_scan(sql, "p.id", after, window);
+    buf_printf(sql,
+               " x), r%d AS ((SELECT id FROM r%d_probe WHERE (SELECT way FROM r%d_way) = 1)"
+               " UNION ALL (SELECT id FROM r%d_window WHERE (SELECT way FROM r%d_way) IN (2, 4))"
                " UNION ALL (SELECT g.id FROM (SELECT p.id FROM products p"
                " WHERE p.mode = $1 AND p.status = 'published'%s AND ",
                rank, rank, rank, rank, rank, after);
@@ -190,24 +250,46 @@ static void search_rank(buf *sql, long window_rows, int rank, int filters, bool 
 }
 
 /* The relevance statement: parameters $1 mode, $2 limit + 1, $3 q, the other filters,
- * then the cursor id. Rank 1 comes first; rank 0 is read only when rank 1 runs out. */
+ * then the cursor id. Rank 1 comes first; rank 0 is read only when rank 1 runs out, and
+ * not at all when rank 1's page ends at its window (way 4). Then a boundary row when the
+ * page ends at a window (see bounded_search_sql). */
 static void relevance_sql(buf *sql, long window, int filters, enum rank_cursor from)
 {
     int cursor_param = 4 + !!(filters & F_CATEGORY) + !!(filters & F_SELLER) + !!(filters & F_MIN) +
                        !!(filters & F_MAX);
-    buf_puts(sql, "WITH q AS MATERIALIZED (SELECT websearch_to_tsquery('english', $3) AS tsq),");
-    if (from != RANK_IN_TEXT) {
+    bool title_rank = from != RANK_IN_TEXT;
+    buf_puts(sql, "WITH ");
+    add_query_ctes(sql);
+    if (title_rank) {
         search_rank(sql, window, 1, filters, from == RANK_IN_TITLE, cursor_param);
         buf_putc(sql, ',');
     }
     search_rank(sql, window, 0, filters, from == RANK_IN_TEXT, cursor_param);
     /* The page: rank 1's ids, then rank 0's, a page in all (the LIMIT stops the append
-     * before rank 0 when rank 1 filled the page); then the rows of those ids. */
-    buf_puts(sql, " SELECT " PRODUCT_ITEM_COLUMNS ", u.rank::text, false FROM (SELECT * FROM (");
-    if (from != RANK_IN_TEXT)
+     * before rank 0 when rank 1 filled the page). */
+    buf_puts(sql, ", page AS MATERIALIZED (SELECT * FROM (");
+    if (title_rank)
         buf_puts(sql, "(SELECT id, 1 AS rank FROM r1 ORDER BY id DESC LIMIT $2) UNION ALL ");
-    buf_puts(sql, "(SELECT id, 0 AS rank FROM r0 ORDER BY id DESC LIMIT $2)) b LIMIT $2) u"
-                  " JOIN products p ON p.id = u.id ORDER BY u.rank DESC, u.id DESC");
+    buf_puts(sql, "(SELECT id, 0 AS rank FROM r0");
+    if (title_rank)
+        buf_puts(sql, " WHERE (SELECT way FROM r1_way) <> 4");
+    buf_puts(sql, " ORDER BY id DESC LIMIT $2)) b LIMIT $2),"
+                  " bound AS MATERIALIZED (SELECT CASE WHEN (SELECT count(*) FROM page) >= $2"
+                  " THEN NULL");
+    if (title_rank)
+        buf_puts(sql, " WHEN (SELECT way FROM r1_way) = 4 THEN 1");
+    buf_puts(sql, " WHEN (SELECT way FROM r0_way) = 4 THEN 0 END AS rank)");
+    /* Then the rows of those ids, and the boundary's. */
+    buf_puts(sql, " (SELECT " PRODUCT_ITEM_COLUMNS ", u.rank::text, false FROM page u"
+                  " JOIN products p ON p.id = u.id ORDER BY u.rank DESC, u.id DESC)"
+                  " UNION ALL (SELECT " PRODUCT_ITEM_COLUMNS ", b.rank::text, true FROM bound b"
+                  " JOIN products p ON p.id = ");
+    if (title_rank)
+        buf_puts(sql, "CASE b.rank WHEN 1 THEN (SELECT id FROM r1_bound)"
+                      " ELSE (SELECT id FROM r0_bound) END");
+    else
+        buf_puts(sql, "(SELECT id FROM r0_bound)");
+    buf_puts(sql, " WHERE b.rank IS NOT NULL)");
 }
 
 /* A search in another sort than relevance (newest, price_asc, price_desc): the matches in
@@ -218,7 +300,7 @@ static void relevance_sql(buf *sql, long window, int filters, enum rank_cursor f
  *          sort and the category or seller filter), each checked against q and the other
  *          filters: a page as soon as matches are dense enough to give one there;
  *   index  else, when the GIN index holds fewer than `walk_rows` candidates, and reading
- *          them costs it at most POSTINGS_PER_WALK_ROW times `walk_rows` entries (as the
+ *          them costs it at most POSTINGS_PER_ROW times `walk_rows` entries (as the
  *          planner's statistics tell), all of them, sorted: matches are rare.
  * When neither holds (many candidates, yet too few of them near the cursor to fill a
  * page), the page has the walk's matches only (possibly none) and next_cursor points at
@@ -226,7 +308,7 @@ static void relevance_sql(buf *sql, long window, int filters, enum rank_cursor f
  * last row marked as the boundary, which names that row (see products_list_render). The
  * candidates are counted with q's phrases loosened to plain AND ("a <-> b" to "a & b"),
  * which the GIN index answers exactly. */
-#define POSTINGS_PER_WALK_ROW 4
+
 /* Per sort: the walk's order backwards (its last row first). */
 static const char *const walk_reversed[SORT_RELEVANCE] = {
     "w.created_at, w.id",
@@ -274,29 +356,8 @@ static void bounded_search_sql(buf *sql, long walk_rows, int filters, enum sort 
         snprintf(after, sizeof after, " AND %s$%d::%s, $%d)", sorts[sort].after, key_param,
                  sorts[sort].cast, key_param + 1);
 
-    /* tree: the part of q an index can answer ('T' when none: "-word" alone); loose:
-     * that part with its phrases loosened to AND. */
-    buf_puts(sql, "WITH q AS MATERIALIZED (SELECT t.tsq, t.tree, CASE WHEN t.tree = 'T' THEN NULL"
-                  " ELSE regexp_replace(t.tree, ' <(-|[0-9]+)> ', ' & ', 'g')::tsquery END AS loose"
-                  " FROM (SELECT s.tsq, querytree(s.tsq) AS tree FROM (SELECT"
-                  " websearch_to_tsquery('english', $3) AS tsq) s) t),");
-    /* postings: how many entries the GIN index would read for loose, from the planner's
-     * statistics of the search column (its most common lexemes and their frequencies; a
-     * lexeme not among them counts 0, being rarer than all of them): the rarest of an
-     * AND's words or the sum of an OR's, plus every excluded word. NULL when the index
-     * cannot answer q at all. */
-    buf_puts(sql, " est AS MATERIALIZED (SELECT CASE WHEN q.tree = 'T' THEN NULL ELSE (SELECT"
-                  " CASE WHEN strpos(q.tree, '|') > 0"
-                  " THEN coalesce(sum(l.f) FILTER (WHERE NOT l.neg), 0)"
-                  " ELSE coalesce(min(l.f) FILTER (WHERE NOT l.neg), 0) END"
-                  " + coalesce(sum(l.f) FILTER (WHERE l.neg), 0) FROM (SELECT m[1] = '!' AS neg,"
-                  " coalesce(s.most_common_elem_freqs[array_position("
-                  "s.most_common_elems::text::text[], replace(m[2], '''''', ''''))], 0)"
-                  " * c.reltuples AS f"
-                  " FROM regexp_matches(q.tree, '(!?)''((?:[^'']|'''')*)''', 'g') m, pg_class c"
-                  " LEFT JOIN pg_stats s ON s.schemaname = current_schema()"
-                  " AND s.tablename = 'products' AND s.attname = 'search'"
-                  " WHERE c.oid = 'products'::regclass) l) END AS postings FROM q),");
+    buf_puts(sql, "WITH ");
+    add_query_ctes(sql);
     /* walk: rows in the sort's order; hits: its matches, a page at most (in walk order). */
     buf_puts(sql, " walk AS MATERIALIZED (SELECT p.id, p.created_at, p.price, p.category,"
                   " p.search FROM products p WHERE p.mode = $1 AND p.status = 'published'");
@@ -309,11 +370,10 @@ static void bounded_search_sql(buf *sql, long walk_rows, int filters, enum sort 
     buf_printf(sql,
                " way AS MATERIALIZED (SELECT CASE"
                " WHEN (SELECT count(*) FROM hits) >= $2 OR (SELECT count(*) FROM walk) < %ld"
-               " THEN 1 WHEN (SELECT postings FROM est) <= %ld AND (SELECT count(*) FROM"
-               " (SELECT 1 FROM products c WHERE c.status = 'published'"
-               " AND c.search @@ (SELECT loose FROM q) LIMIT %ld) x) < %ld"
-               " THEN 2 ELSE 3 END AS way),",
-               walk_rows, POSTINGS_PER_WALK_ROW * walk_rows, walk_rows, walk_rows);
+               " THEN 1 WHEN ",
+               walk_rows);
+    add_index_cheap(sql, "search", walk_rows);
+    buf_puts(sql, " THEN 2 ELSE 3 END AS way),");
     /* The index way: every match after the cursor, then sorted. OFFSET 0 keeps the
      * planner from reading them in the sort's order, which is the walk, too slow here. */
     buf_puts(sql, " page AS ((SELECT id FROM hits WHERE (SELECT way FROM way) <> 2)"
