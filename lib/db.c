@@ -43,8 +43,8 @@ struct db {
 /* Statement ids, process-wide, so that one statement has one slot in every
  * connection's prepared set. */
 static unsigned last_stmt_id;
-/* The most statements one db_exec_pipeline sends together. */
-#define DB_PIPELINE_MAX 8
+/* Pipelines of up to this many statements need no allocation (db_pipeline_once). */
+#define PIPELINE_FEW 8
 
 /* Connection defaults, so that a database host that vanishes from the network (cut off,
  * packets dropped, nothing closed) is given up within seconds and, with a multi-host
@@ -713,14 +713,13 @@ static void clear_results(int n, PGresult **out)
     }
 }
 
-/* One pipelined round trip; false when the connection failed. */
-static bool db_pipeline_once(db *d, int n, db_stmt *const *stmts, const char *const *const *params,
-                             PGresult **out)
+/* One pipelined round trip; false when the connection failed. sent_index has room for n:
+ * the statements sent, by index (a statement whose prepare failed is not sent: its
+ * result is that failure). */
+static bool db_pipeline_run(db *d, int n, db_stmt *const *stmts, const char *const *const *params,
+                            PGresult **out, int *sent_index)
 {
-    /* A statement whose prepare failed is not sent: its result is that failure. */
-    int sent_index[DB_PIPELINE_MAX], nsent = 0;
-    if (n > DB_PIPELINE_MAX)
-        abort(); /* a request pipelines two or three statements; more is a programming error */
+    int nsent = 0;
     for (int i = 0; i < n; i++)
         out[i] = NULL;
     for (int i = 0; i < n; i++) {
@@ -781,6 +780,18 @@ static bool db_pipeline_once(db *d, int n, db_stmt *const *stmts, const char *co
         return false;
     }
     return true;
+}
+
+static bool db_pipeline_once(db *d, int n, db_stmt *const *stmts, const char *const *const *params,
+                             PGresult **out)
+{
+    /* A request pipelines two statements: no allocation for so few. */
+    int few[PIPELINE_FEW];
+    int *sent_index = n <= PIPELINE_FEW ? few : xmalloc((size_t)n * sizeof *sent_index);
+    bool ok = db_pipeline_run(d, n, stmts, params, out, sent_index);
+    if (sent_index != few)
+        free(sent_index);
+    return ok;
 }
 
 bool db_exec_pipeline(db *d, int n, db_stmt *const *stmts, const char *const *const *params,

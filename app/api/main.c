@@ -171,6 +171,13 @@ static void cache_key(const catalogue_read *read, buf *key)
     }
 }
 
+/* A catalogue write was notified: what the worker kept of the catalogue may be stale. */
+static void catalogue_changed(worker *w)
+{
+    ring_cache_clear(w->pages);
+    w->catalogue_generation++;
+}
+
 /* Writes the answer from the route's result and keeps it for repeats when it is a 200. */
 static void render_and_keep(request *r, const catalogue_handler *route, const catalogue_read *read,
                             PGresult *res, const buf *key, long long now)
@@ -238,7 +245,7 @@ static void serve_kept(request *r, const catalogue_handler *route, const catalog
         buf_append(r->body, kept, kept_len);
         return;
     }
-    ring_cache_clear(r->w->pages);
+    catalogue_changed(r->w);
     PGresult *page = read_page(r, read);
     if (page != NULL)
         render_and_keep(r, route, read, page, key, now);
@@ -256,7 +263,7 @@ static void serve_from_replica(request *r, const catalogue_handler *route,
     if (page == NULL && (page = request_query(r, read->stmt, read->params)) == NULL)
         return;
     if (db_notified(r->w->db)) /* older pages may be stale */
-        ring_cache_clear(r->w->pages);
+        catalogue_changed(r->w);
     render_and_keep(r, route, read, page, key, now);
 }
 
@@ -301,7 +308,7 @@ static void serve_catalogue(request *r, const catalogue_handler *route)
         request_result_ok(r, stmts[0], out[0]) && auth_finish(r, out[0]) &&
         request_result_ok(r, read.stmt, out[1])) {
         if (db_notified(r->w->db)) /* older pages may be stale; this one is fresh */
-            ring_cache_clear(r->w->pages);
+            catalogue_changed(r->w);
         render_and_keep(r, route, &read, out[1], key, now);
     }
 }

@@ -33,8 +33,11 @@ typedef struct {
     uint8_t idem_key[SHA256_LEN];   /* encryption key of stored idempotent responses */
     const char *files_prefix;       /* path of MARKET_DOWNLOAD_BASE_URL, e.g. "/files" */
     struct ring_cache *pages;       /* recent catalogue answers (main.c) */
-    struct replica *replica;        /* MARKET_DB_READ for catalogue reads, or NULL */
-    buf page_key;                   /* the current request's key into pages, reused */
+    /* Moves on whenever a catalogue write is notified (main.c): what a worker keeps of the
+     * catalogue beside its pages (seller_get.c's counts) is valid for one generation. */
+    unsigned long catalogue_generation;
+    struct replica *replica; /* MARKET_DB_READ for catalogue reads, or NULL */
+    buf page_key;            /* the current request's key into pages, reused */
 } worker;
 
 typedef struct api_route api_route; /* routes.h */

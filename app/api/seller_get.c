@@ -13,25 +13,61 @@
 #include "params.h"
 #include "routes.h"
 
-/* The SQL is laid out by hand: clang-format would re-flow it mid-clause. */
+/* The SQL is laid out by hand: clang-format would re-flow it mid-clause. COUNTED or
+ * KEPT: the product count counted once (a LATERAL, not a subquery that would run for
+ * every product row), or NULL when the worker keeps it (see kept_count). */
 /* clang-format off */
-#define SELLER_SQL(keyset)                                                                      \
+#define SELLER_SQL(count, keyset)                                                               \
     "SELECT s.id, s.name, s.bio, s.website,"                                                    \
     "       to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),"        \
-    "       (SELECT count(*) FROM products c"                                                   \
-    "         WHERE c.seller_id = s.id AND c.mode = $2 AND c.status = 'published'),"            \
+    "       n.count,"                                                                           \
     "       " PRODUCT_ITEM_COLUMNS ", p.created_at::text"                                        \
     "  FROM sellers s"                                                                          \
+    count                                                                                       \
     "  LEFT JOIN LATERAL (SELECT * FROM products p"                                             \
     "                      WHERE p.seller_id = s.id AND p.mode = $2 AND p.status = 'published'" \
     keyset                                                                                      \
     "                      ORDER BY p.created_at DESC, p.id DESC LIMIT $3) p ON true"           \
     " WHERE s.id = $1"                                                                          \
     " ORDER BY p.created_at DESC, p.id DESC"
+#define COUNTED                                                                                 \
+    "  CROSS JOIN LATERAL (SELECT count(*) FROM products c"                                     \
+    "       WHERE c.seller_id = s.id AND c.mode = $2 AND c.status = 'published') n"
+#define KEPT "  CROSS JOIN (SELECT NULL::bigint AS count) n"
+#define KEYSET_SQL " AND (p.created_at, p.id) < ($4::timestamptz, $5)"
 /* clang-format on */
 
-DB_STMT(seller_first_page, SELLER_SQL(""), 3);
-DB_STMT(seller_next_page, SELLER_SQL(" AND (p.created_at, p.id) < ($4::timestamptz, $5)"), 5);
+DB_STMT(seller_first_page, SELLER_SQL(COUNTED, ""), 3);
+DB_STMT(seller_next_page, SELLER_SQL(COUNTED, KEYSET_SQL), 5);
+DB_STMT(seller_first_page_kept, SELLER_SQL(KEPT, ""), 3);
+DB_STMT(seller_next_page_kept, SELLER_SQL(KEPT, KEYSET_SQL), 5);
+DB_STMT(seller_count,
+        "SELECT count(*) FROM products c"
+        " WHERE c.seller_id = $1 AND c.mode = $2 AND c.status = 'published'",
+        2);
+
+#define HANDLE_MAX 255 /* request_path_param's bound for a handle */
+
+/* The product counts this worker read, so that a seller with tens of thousands of
+ * products is counted once per catalogue change, not once per request: a count is kept
+ * for the catalogue generation it was read in (worker.catalogue_generation), and a
+ * notified write makes every kept count stale at once. Losing one costs a count, never a
+ * wrong answer. A small table indexed by a hash of seller and mode; a collision replaces. */
+#define KEPT_COUNTS 256
+typedef struct {
+    char key[HANDLE_MAX + 8]; /* "handle|mode" */
+    long long count;
+    unsigned long generation;
+} kept_count;
+static kept_count kept_counts[KEPT_COUNTS];
+
+static kept_count *kept_slot(const char *key)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const char *c = key; *c != '\0'; c++)
+        h = (h ^ (unsigned char)*c) * 16777619u;
+    return &kept_counts[h % KEPT_COUNTS];
+}
 
 enum {
     C_ID,
@@ -47,6 +83,11 @@ enum {
 typedef struct {
     int limit;
     const char *context; /* what the cursor is bound to */
+    const char *handle;
+    char count_key[HANDLE_MAX + 8];
+    bool count_kept;          /* the statement leaves the count to kept_counts */
+    long long count;          /* the kept count, when count_kept */
+    unsigned long generation; /* the catalogue generation at the plan */
 } seller_input;
 
 bool seller_get_plan(request *r, catalogue_read *read)
@@ -54,7 +95,7 @@ bool seller_get_plan(request *r, catalogue_read *read)
     seller_input *in = arena_alloc(r->arena, sizeof *in);
     read->input = in;
     in->limit = param_limit(request_param(r, "limit"));
-    const char *handle = request_path_param(r, 255);
+    const char *handle = request_path_param(r, HANDLE_MAX);
     if (handle == NULL)
         return false;
     if (!ids_handle_valid(handle))
@@ -70,12 +111,46 @@ bool seller_get_plan(request *r, catalogue_read *read)
     const char *cursor_text = request_param(r, "cursor");
     if (!paging_cursor(r, in->context, cursor_text, after, 2))
         return false;
-    read->stmt = cursor_text != NULL ? &seller_next_page : &seller_first_page;
+    in->handle = handle;
+    snprintf(in->count_key, sizeof in->count_key, "%s|%s", handle, r->caller.mode);
+    in->generation = r->w->catalogue_generation;
+    const kept_count *kept = kept_slot(in->count_key);
+    in->count_kept = kept->generation == in->generation && strcmp(kept->key, in->count_key) == 0;
+    in->count = in->count_kept ? kept->count : 0;
+    if (in->count_kept)
+        read->stmt = cursor_text != NULL ? &seller_next_page_kept : &seller_first_page_kept;
+    else
+        read->stmt = cursor_text != NULL ? &seller_next_page : &seller_first_page;
     read->params[0] = handle;
     read->params[1] = r->caller.mode;
     read->params[2] = arena_printf(r->arena, "%d", in->limit + 1);
     read->params[3] = cursor_text != NULL ? after[0] : NULL;
     read->params[4] = cursor_text != NULL ? after[1] : NULL;
+    return true;
+}
+
+/* The seller's product count: the statement's, or the kept one unless a catalogue write
+ * was notified since the plan (then it is read again). Keeps what it read. */
+static bool product_count(request *r, const seller_input *in, PGresult *res, long long *count)
+{
+    kept_count *kept = kept_slot(in->count_key);
+    unsigned long generation = in->generation;
+    if (!in->count_kept) {
+        *count = db_int(res, 0, C_COUNT);
+    } else if (generation == r->w->catalogue_generation) {
+        *count = in->count;
+        return true;
+    } else {
+        const char *params[2] = {in->handle, r->caller.mode};
+        PGresult *fresh = request_query(r, &seller_count, params);
+        if (fresh == NULL)
+            return false;
+        *count = db_int(fresh, 0, 0);
+        generation = r->w->catalogue_generation; /* read after the write was notified */
+    }
+    snprintf(kept->key, sizeof kept->key, "%s", in->count_key);
+    kept->count = *count;
+    kept->generation = generation;
     return true;
 }
 
@@ -86,6 +161,9 @@ void seller_get_render(request *r, const catalogue_read *read, PGresult *res)
         respond_missing(r, "seller");
         return;
     }
+    long long count;
+    if (!product_count(r, in, res, &count))
+        return;
     int rows = PQntuples(res);
     if (rows == 1 && db_null(res, 0, C_ITEM))
         rows = 0; /* the seller has no product on this page */
@@ -101,7 +179,7 @@ void seller_get_render(request *r, const catalogue_read *read, PGresult *res)
     jw_kv_string(j, "bio", db_text(res, 0, C_BIO));
     jw_kv_string(j, "website", db_null(res, 0, C_WEBSITE) ? NULL : db_text(res, 0, C_WEBSITE));
     jw_kv_string(j, "created_at", db_text(res, 0, C_CREATED));
-    jw_kv_int(j, "product_count", db_int(res, 0, C_COUNT));
+    jw_kv_int(j, "product_count", count);
     jw_key(j, "products");
     jw_object_begin(j);
     jw_key(j, "data");

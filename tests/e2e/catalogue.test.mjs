@@ -477,6 +477,31 @@ test('seller profile: fields, product_count, newest-first catalogue paged with l
   assertError(await get(`/v1/sellers/nobody-${run}`), 404, 'invalid_request_error', 'resource_missing', 'id');
 });
 
+test('seller profile: a worker counts once, and a catalogue write shows in product_count at once', async () => {
+  // Each worker keeps a seller's count until a catalogue write is notified; requests with
+  // other limits (pages no worker kept) reach every worker with the kept count.
+  const seller = uniqueId('countseller_');
+  const owner = uniqueId('acct_cnt_');
+  const product = (i, status = 'published') => ({
+    id: `prod_cnt${run}_${i}`, seller, title: `Counted ${i}`, description: '', category: names.walk,
+    currency: 'USD', status, created_at: '2026-01-01T00:00:00Z',
+    tiers: [{ id: `tier_cnt${run}_${i}`, name: 'Personal', price: 1, licence: {} }],
+  });
+  importDoc({
+    mode: 'test', accounts: [{ id: owner }],
+    sellers: [{ id: seller, account: owner, name: 'Counted', bio: '' }],
+    products: [product(0), product(1), product(2, 'draft')],
+  });
+  const counts = async (from) => {
+    const seen = [];
+    for (let limit = from; limit < from + 8; limit++) seen.push((await get(`/v1/sellers/${seller}?limit=${limit}`)).json.product_count);
+    return seen;
+  };
+  assert.deepEqual(await counts(1), Array(8).fill(2));
+  importDoc({ mode: 'test', products: [product(3), { ...product(0), status: 'archived' }, { ...product(2) }] });
+  assert.deepEqual(await counts(11), Array(8).fill(3), 'one added, one archived, one published: 3 everywhere');
+});
+
 test('mode isolation: a test key never sees live products and a live key never sees sandbox ones', async () => {
   const livePublished = cat.live.filter((p) => p.status === 'published');
   // Detail: each side 404s the other's products.

@@ -379,6 +379,68 @@ START_TEST(pg_without_a_write_target_the_list_is_tried_in_order)
 }
 END_TEST
 
+/* A pipeline of more statements than db keeps room for on the stack, one of which cannot
+ * be prepared: that one's result is the prepare's failure, the others run. */
+static db_stmt pipe_ok = {"pipe_ok", "SELECT $1::int + 1", 1, 0};
+static db_stmt pipe_bad = {"pipe_bad", "SELECT x FROM no_such_table_here", 0, 0};
+
+START_TEST(pg_a_pipeline_of_many_with_a_statement_that_cannot_be_prepared)
+{
+    enum { N = 12, BAD = 5 };
+    db_stmt *stmts[N];
+    const char *values[N][1];
+    char text[N][8];
+    const char *const *params[N];
+    for (int i = 0; i < N; i++) {
+        stmts[i] = i == BAD ? &pipe_bad : &pipe_ok;
+        snprintf(text[i], sizeof text[i], "%d", i);
+        values[i][0] = text[i];
+        params[i] = i == BAD ? NULL : values[i];
+    }
+    PGresult *out[N];
+    ck_assert(db_exec_pipeline(pg, N, stmts, params, out));
+    for (int i = 0; i < N; i++) {
+        ck_assert_ptr_nonnull(out[i]);
+        if (i == BAD) {
+            ck_assert_int_eq(PQresultStatus(out[i]), PGRES_FATAL_ERROR);
+            ck_assert_str_eq(db_sqlstate(out[i]), "42P01"); /* undefined_table */
+        } else {
+            ck_assert_int_eq(PQresultStatus(out[i]), PGRES_TUPLES_OK);
+            ck_assert_int_eq(strtol(PQgetvalue(out[i], 0, 0), NULL, 10), i + 1);
+        }
+        PQclear(out[i]);
+    }
+    /* The connection is fine afterwards, and so is the statement alone. */
+    PGresult *res = db_exec(pg, &pipe_bad, NULL);
+    ck_assert_ptr_nonnull(res);
+    ck_assert_str_eq(db_sqlstate(res), "42P01");
+    PQclear(res);
+    const char *one[1] = {"41"};
+    res = db_exec(pg, &pipe_ok, one);
+    ck_assert_int_eq(strtol(PQgetvalue(res, 0, 0), NULL, 10), 42);
+    PQclear(res);
+}
+END_TEST
+
+/* A statement past the session's statement_timeout fails with DB_STATEMENT_TIMEOUT. */
+static db_stmt slow_stmt = {"slow_stmt", "SELECT pg_sleep(1)", 0, 0};
+
+START_TEST(pg_a_statement_past_the_timeout_fails_with_its_sqlstate)
+{
+    db *d = db_open(unit_database(), "market-unit-timeout");
+    db_set_statement_timeout(d, 100);
+    PGresult *res = db_exec(d, &slow_stmt, NULL);
+    ck_assert_ptr_nonnull(res);
+    ck_assert_str_eq(db_sqlstate(res), DB_STATEMENT_TIMEOUT);
+    PQclear(res);
+    char value[32];
+    scalar(d, "SELECT current_setting('idle_in_transaction_session_timeout')", NULL, value,
+           sizeof value);
+    ck_assert_str_eq(value, "100ms");
+    db_close(d);
+}
+END_TEST
+
 Suite *db_suite(void)
 {
     Suite *s = suite_create("db");
@@ -402,6 +464,8 @@ Suite *db_suite(void)
         tcase_add_test(pc, pg_fail_fast_begins_nothing_after_the_connection_died);
         tcase_add_test(pc, pg_a_host_that_never_answers_holds_the_race_back_by_nothing);
         tcase_add_test(pc, pg_without_a_write_target_the_list_is_tried_in_order);
+        tcase_add_test(pc, pg_a_pipeline_of_many_with_a_statement_that_cannot_be_prepared);
+        tcase_add_test(pc, pg_a_statement_past_the_timeout_fails_with_its_sqlstate);
         suite_add_tcase(s, pc);
     }
     return s;
