@@ -413,6 +413,16 @@ check "the 429 is the API's JSON error, rate_limited, with Retry-After: 1" bash 
     "jq -e '.error.type == \"rate_limit_error\" and .error.code == \"rate_limited\"' '$WORK/limited.json' >/dev/null &&
      grep -qi '^retry-after: 1' '$WORK/limited.head'"
 
+# No log holds the download link's token: nginx's access log (where the snippet writes the
+# files location: /var/log/nginx/access.log), its error log (not even the limit_req
+# rejections above, which nginx logs with the request line), the services' logs.
+TOKEN=${link##*/}
+sleep 0.5
+check "nginx's access log has the download as /files/<token>" \
+    grep -q '"GET /files/<token> HTTP/1.1" 200 ' /var/log/nginx/access.log
+check "the download's token is in no log" bash -c \
+    "! grep -rsqF -- '$TOKEN' '$WORK/log' /var/log/nginx/access.log /var/log/nginx/error.log"
+
 # --- 5. remove, then purge -------------------------------------------------------------------------
 stop_started
 pg pg_ctl stop -D "$WORK/pg" -m fast -w -s && PG_STARTED=0
