@@ -237,6 +237,14 @@ NGINX_GROUP    ?= www-data
 # The packaged nginx site's address, and the files location's path.
 SITE_LISTEN    ?= 80
 FILES_PATH     ?= /files
+# The per-address limits of the nginx configuration (nginx/*.template, docs/deploy.md):
+# requests one client address may have in progress, its average rate per second, and
+# the burst above that rate (a key's whole minute, 600, fits); and where the locations
+# that may see a download token log, in the format that leaves the token out.
+NGINX_CONN_PER_ADDR ?= 64
+NGINX_REQ_PER_ADDR  ?= 100
+NGINX_REQ_BURST     ?= 1000
+NGINX_ACCESS_LOG    ?= $(LOCALSTATEDIR)/log/nginx/access.log
 
 DIST := $(BUILD)/dist
 MANS := $(DIST)/man/market-api.8 $(DIST)/man/market-webhookd.8 $(DIST)/man/market-admin.1 \
@@ -252,7 +260,8 @@ DIST_FILES := $(MANS) $(UNITS) $(DIST)/systemd/market-.service.d/hardening.conf 
 $(DIST)/paths: FORCE
 	@mkdir -p $(@D)
 	@printf '%s\n' $(BINDIR) $(SBINDIR) $(DATADIR) $(SYSCONFDIR) $(NGINXDIR) $(LOCALSTATEDIR) \
-	        $(RUNSTATEDIR) $(MULTIWATCH) $(NGINX_GROUP) $(SITE_LISTEN) $(FILES_PATH) >$@.new
+	        $(RUNSTATEDIR) $(MULTIWATCH) $(NGINX_GROUP) $(SITE_LISTEN) $(FILES_PATH) \
+	        $(NGINX_CONN_PER_ADDR) $(NGINX_REQ_PER_ADDR) $(NGINX_REQ_BURST) $(NGINX_ACCESS_LOG) >$@.new
 	@if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; fi
 
 # @NAME@ placeholders of our own .in files, everywhere in them.
@@ -267,7 +276,9 @@ NGINX_RENDER = sed -e '/^[[:space:]]*\#/!{' \
     -e 's|@UPSTREAM_SERVERS@|server unix:$(RUNSTATEDIR)/market/api.sock;|g' \
     -e 's|@CONF_DIR@/market-server\.conf|$(NGINXDIR)/snippets/market.conf|g' \
     -e 's|@CONF_DIR@|$(NGINXDIR)/snippets|g' -e 's|@FILES_ROOT@|$(LOCALSTATEDIR)/lib/market/files|g' \
-    -e 's|@FILES_PATH@|$(FILES_PATH)|g' -e 's|@LISTEN@|$(SITE_LISTEN)|g' -e '}'
+    -e 's|@FILES_PATH@|$(FILES_PATH)|g' -e 's|@LISTEN@|$(SITE_LISTEN)|g' \
+    -e 's|@CONN_PER_ADDR@|$(NGINX_CONN_PER_ADDR)|g' -e 's|@REQ_PER_ADDR@|$(NGINX_REQ_PER_ADDR)|g' \
+    -e 's|@REQ_BURST@|$(NGINX_REQ_BURST)|g' -e 's|@ACCESS_LOG@|$(NGINX_ACCESS_LOG) market_redacted|g' -e '}'
 # render INPUT OUTPUT SED-COMMAND: renders and refuses a placeholder left outside comments.
 define render
 	@mkdir -p $(dir $(2))

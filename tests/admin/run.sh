@@ -80,6 +80,9 @@ as_owner "$PG_BIN/initdb" -D "$WORK/pg" -U admin_test -E UTF8 --locale=C.UTF-8 -
     exit 1
 }
 PORT=$(free_port)
+# fsync and synchronous_commit off: a scratch cluster, deleted at exit and never
+# crashed on purpose; a crash of the machine ends the run, so a lost write changes
+# nothing (what the stack and the package run keep both on: tools/stack).
 cat >>"$WORK/pg/postgresql.conf" <<EOF
 port = $PORT
 listen_addresses = '127.0.0.1'

@@ -8,12 +8,12 @@
 // and always leaves it running.
 import { test, before, beforeEach, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, statSync } from 'node:fs';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { userInfo } from 'node:os';
-import { api, importDoc, newKey, psql, uniqueId, waitFor, API_PIDFILE, BASE_URL, STACK_DIR } from './lib/stack.mjs';
+import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { api, importDoc, newKey, psql, uniqueId, waitFor, API_PIDFILE, BASE_URL } from './lib/stack.mjs';
 import { assertError, assertRateHeaders, pool, rawRequest, sleep } from './fixtures/expect.mjs';
 import { parsePrometheus, value } from './fixtures/prometheus.mjs';
+import { pgRunning, pgStart, pgStop } from './fixtures/postgres.mjs';
 
 const run = uniqueId('');
 const account = `acct_res_${run}`;
@@ -39,27 +39,6 @@ before(() => {
 beforeEach(() => {
   key = newKey({ account, mode: 'test', access: 'read-only' });
 });
-
-// ---- PostgreSQL of the stack, driven like tools/stack does --------------------------
-const PGDATA = `${STACK_DIR}/pg`;
-function pgCtl(...args) {
-  const version = readFileSync(`${PGDATA}/PG_VERSION`, 'utf8').trim();
-  const bin = `/usr/lib/postgresql/${version}/bin/pg_ctl`;
-  const owner = statSync(PGDATA).uid;
-  const cmd = userInfo().uid === owner
-    ? [bin, ...args]
-    : ['runuser', '-u', execFileSync('id', ['-nu', String(owner)], { encoding: 'utf8' }).trim(), '--', bin, ...args];
-  return spawnSync(cmd[0], cmd.slice(1), { cwd: '/', encoding: 'utf8' });
-}
-const pgRunning = () => pgCtl('status', '-D', PGDATA).status === 0;
-function pgStart() {
-  const r = pgCtl('start', '-D', PGDATA, '-l', `${STACK_DIR}/log/postgresql.log`, '-w', '-t', '60', '-s');
-  assert.equal(r.status, 0, `pg_ctl start: ${r.stderr}`);
-}
-function pgStop() {
-  const r = pgCtl('stop', '-D', PGDATA, '-m', 'fast', '-w', '-t', '60', '-s');
-  assert.equal(r.status, 0, `pg_ctl stop: ${r.stderr}`);
-}
 
 // Whatever happens in a test, the next file gets a running database.
 after(() => {

@@ -69,6 +69,13 @@ check "units read /etc/market/market.env" grep -q '^EnvironmentFile=/etc/market/
     "$D/lib/systemd/system/market-migrate.service"
 check "the snippet aliases the packaged files root" grep -q 'alias "/var/lib/market/files/";' \
     "$D/etc/nginx/snippets/market.conf"
+check "the http part limits each address: 100 requests a second" grep -q \
+    '^limit_req_zone $binary_remote_addr zone=market_req_per_addr:10m rate=100r/s;$' "$D/etc/nginx/conf.d/market.conf"
+check "the snippet limits each address: 64 in progress, a burst of 1000" bash -c \
+    "grep -q '^    limit_conn market_conn_per_addr 64;\$' '$D/etc/nginx/snippets/market.conf' &&
+     grep -q '^    limit_req zone=market_req_per_addr burst=1000 nodelay;\$' '$D/etc/nginx/snippets/market.conf'"
+check "the snippet logs downloads to nginx's log without their token" grep -q \
+    '^    access_log /var/log/nginx/access.log market_redacted;$' "$D/etc/nginx/snippets/market.conf"
 
 # The settings file is the administrator's: a second install keeps it.
 echo '# changed by the administrator' >>"$D/etc/market/market.env"
@@ -89,7 +96,8 @@ check "the pool unit names the prefix" grep -q "$P/sbin/market-api'$" \
     "$P/lib/systemd/system/market-api.service"
 
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-mkdir -p "$WORK/nginx/tmp" "$WORK/var/lib/market/files"
+# The snippet's download locations log to LOCALSTATEDIR/log/nginx/access.log.
+mkdir -p "$WORK/nginx/tmp" "$WORK/var/lib/market/files" "$WORK/var/log/nginx"
 nginx_t() {
     cat >"$WORK/nginx/nginx.conf" <<EOF
 pid $WORK/nginx/nginx.pid;

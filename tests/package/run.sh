@@ -393,6 +393,36 @@ need('market_webhook_deliveries', { status: 'pending' }, (v) => v >= 0);
 console.log(m.size + ' families');
 "
 
+# The per-address limits, tuned down as an administrator would (the rate in conf.d, the
+# burst in the snippet, then a reload): 1 request a second and a burst of 5. Of 20
+# downloads at once from 127.0.0.1, the first 6 pass and the rest are the API's JSON 429.
+sed -i 's|rate=100r/s;|rate=1r/s;|' /etc/nginx/conf.d/market.conf
+sed -i 's|burst=1000 nodelay;|burst=5 nodelay;|' /etc/nginx/snippets/market.conf
+"$NGINX" "${NGINX_ARGS[@]}" -s reload
+# A reload is done once the old workers are gone: wait until a second has passed.
+sleep 1.5
+for ((i = 0; i < 20; i++)); do
+    curl -s -o "$WORK/limited.json" -D "$WORK/limited.head" -w '%{http_code}\n' "$link"
+done >"$WORK/limited.codes"
+passed=$(grep -cx 200 "$WORK/limited.codes")
+limited=$(grep -cx 429 "$WORK/limited.codes")
+# 6 pass at once; a slow machine may let one more through for each second the 20 took.
+check "limit_req per address: 20 downloads at once, $passed × 200 (6 or a few more) and the rest 429 ($limited)" \
+    test "$passed" -ge 6 -a "$passed" -le 8 -a $((passed + limited)) = 20
+check "the 429 is the API's JSON error, rate_limited, with Retry-After: 1" bash -c \
+    "jq -e '.error.type == \"rate_limit_error\" and .error.code == \"rate_limited\"' '$WORK/limited.json' >/dev/null &&
+     grep -qi '^retry-after: 1' '$WORK/limited.head'"
+
+# No log holds the download link's token: nginx's access log (where the snippet writes the
+# files location: /var/log/nginx/access.log), its error log (not even the limit_req
+# rejections above, which nginx logs with the request line), the services' logs.
+TOKEN=${link##*/}
+sleep 0.5
+check "nginx's access log has the download as /files/<token>" \
+    grep -q '"GET /files/<token> HTTP/1.1" 200 ' /var/log/nginx/access.log
+check "the download's token is in no log" bash -c \
+    "! grep -rsqF -- '$TOKEN' '$WORK/log' /var/log/nginx/access.log /var/log/nginx/error.log"
+
 # --- 5. remove, then purge -------------------------------------------------------------------------
 stop_started
 pg pg_ctl stop -D "$WORK/pg" -m fast -w -s && PG_STARTED=0

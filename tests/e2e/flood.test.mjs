@@ -1,0 +1,188 @@
+// One address cannot starve the rest (issue 21, item 4), through the stack's nginx
+// (nginx/*.template as tools/stack renders them):
+//
+//   - 8,000 idle connections from 127.0.0.1 that sent half a request header, and never
+//     the rest: a client from 127.0.0.2 is served as before (every request 200, none slow),
+//     nginx never runs out of connections, and it drops the idle ones by itself
+//     (client_header_timeout, 10 s, reset_timedout_connection);
+//   - requests in progress per address (limit_conn): with as many requests from 127.0.0.1
+//     held in progress as the limit allows (bodies that never come), the next one from
+//     127.0.0.1 is answered at once with the API's JSON 429 and Retry-After: 1, while
+//     127.0.0.2 is served; once they are gone, 127.0.0.1 is served again.
+//
+// Linux routes all of 127.0.0.0/8 to the loopback interface, so a socket bound to
+// 127.0.0.2 is another client address for nginx. Every socket a test opens is closed by
+// it (reset) before it ends, whatever happens.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import net from 'node:net';
+import { readFileSync } from 'node:fs';
+import { importDoc, newKey, uniqueId, BASE_URL, STACK_DIR } from './lib/stack.mjs';
+import { assertError, sleep } from './fixtures/expect.mjs';
+
+const IDLE = Number(process.env.E2E_FLOOD_CONNECTIONS ?? 8000);
+const url = new URL(BASE_URL);
+const run = uniqueId('');
+const account = `acct_flood_${run}`;
+let key;
+
+before(() => {
+  importDoc({ mode: 'test', accounts: [{ id: account, email: `${account}@example.com` }] });
+  key = newKey({ account, mode: 'test', access: 'read-only' });
+});
+
+/** One request on a fresh connection from `localAddress`: {status, headers, text, json, ms}. */
+function requestFrom(localAddress, path, { headers = {}, method = 'GET' } = {}) {
+  const started = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const req = http.request({
+      host: url.hostname, port: url.port, path, method, localAddress, agent: false,
+      headers: { Authorization: `Bearer ${key}`, Connection: 'close', ...headers },
+    }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        resolve({ status: res.statusCode, headers: new Headers(res.headers), text, json, ms });
+      });
+    });
+    req.setTimeout(15000, () => req.destroy(new Error(`no answer within 15 s from ${localAddress}`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Opens a connection from `localAddress` and writes `bytes`; resolves with the socket. */
+function hold(localAddress, bytes) {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect({ host: url.hostname, port: Number(url.port), localAddress }, () => {
+      sock.write(bytes);
+      resolve(sock);
+    });
+    sock.closedAt = null;
+    sock.on('error', () => {}); // ECONNRESET when nginx resets it: expected
+    sock.on('close', () => { sock.closedAt = Date.now(); });
+    sock.once('error', reject);
+    sock.setNoDelay(true);
+  });
+}
+
+async function holdMany(n, localAddress, bytes, batch = 500) {
+  const socks = [];
+  try {
+    for (let i = 0; i < n; i += batch) {
+      socks.push(...await Promise.all(Array.from({ length: Math.min(batch, n - i) }, () => hold(localAddress, bytes))));
+    }
+  } catch (err) {
+    release(socks);
+    throw err;
+  }
+  return socks;
+}
+
+function release(socks) {
+  for (const s of socks) if (!s.destroyed) s.resetAndDestroy();
+}
+
+const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
+
+async function victim(n) {
+  const ms = [];
+  for (let i = 0; i < n; i++) {
+    const res = await requestFrom('127.0.0.2', '/v1/products?limit=1');
+    assert.equal(res.status, 200, `victim request ${i}: ${res.text.slice(0, 200)}`);
+    ms.push(res.ms);
+  }
+  return { p50: quantile(ms, 0.5), max: Math.max(...ms) };
+}
+
+/** A number from the rendered nginx configuration of the stack. */
+function nginxSetting(file, re) {
+  const m = re.exec(readFileSync(`${STACK_DIR}/nginx/${file}`, 'utf8'));
+  assert.ok(m, `${re} in ${file}`);
+  return Number(m[1]);
+}
+
+function openFilesLimit() {
+  const m = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+  return m ? Number(m[1]) : Infinity;
+}
+
+test(`${IDLE} idle half-sent connections from 127.0.0.1 leave 127.0.0.2 unharmed, and are dropped by nginx`, async (t) => {
+  const perWorker = nginxSetting('nginx.conf', /^\s*worker_connections (\d+);/m);
+  const errorLogBefore = readFileSync(`${STACK_DIR}/log/nginx-error.log`, 'utf8').length;
+  // This process's own limit of open files bounds what it can hold.
+  const n = Math.min(IDLE, openFilesLimit() - 256);
+  if (n < IDLE) t.diagnostic(`only ${n} connections: this process may open ${openFilesLimit()} files`);
+  assert.ok(perWorker >= n + 256, `worker_connections ${perWorker} leaves room beside ${n} idle connections in one worker`);
+
+  const quiet = await victim(20);
+  const started = Date.now();
+  // A request line and one header, never the blank line that ends the headers.
+  const socks = await holdMany(n, '127.0.0.1', `GET /v1/products HTTP/1.1\r\nHost: ${url.host}\r\n`);
+  try {
+    const opened = Date.now() - started;
+    assert.equal(socks.filter((s) => s.closedAt !== null).length, 0, 'nginx took every connection');
+    const flooded = await victim(40);
+    const msg = `${n} idle connections from 127.0.0.1 (opened in ${opened} ms): 127.0.0.2 p50 ${quiet.p50.toFixed(1)} ms / max ${quiet.max.toFixed(1)} ms quiet, `
+      + `p50 ${flooded.p50.toFixed(1)} ms / max ${flooded.max.toFixed(1)} ms flooded`;
+    t.diagnostic(msg);
+    console.log(`flood: ${msg}`);
+    assert.ok(flooded.max < 1000, `no victim request over 1 s (max ${flooded.max.toFixed(1)} ms)`);
+    assert.ok(flooded.p50 < Math.max(10 * quiet.p50, 50), `victim p50 ${flooded.p50.toFixed(1)} ms against ${quiet.p50.toFixed(1)} ms quiet`);
+
+    // nginx drops them 10 s after they connected (client_header_timeout), every one.
+    const deadline = started + 20000;
+    while (socks.some((s) => s.closedAt === null) && Date.now() < deadline) await sleep(200);
+    const open = socks.filter((s) => s.closedAt === null).length;
+    const last = Math.max(...socks.map((s) => s.closedAt ?? Date.now())) - started;
+    t.diagnostic(`nginx dropped the idle connections ${last} ms after the first was opened (${open} still open)`);
+    assert.equal(open, 0, 'nginx dropped every idle connection within 20 s');
+    assert.ok(Math.min(...socks.map((s) => s.closedAt)) - started >= 9000, 'not before client_header_timeout (10 s)');
+  } finally {
+    release(socks);
+  }
+  const errors = readFileSync(`${STACK_DIR}/log/nginx-error.log`, 'utf8').slice(errorLogBefore);
+  assert.doesNotMatch(errors, /worker_connections are not enough|Too many open files/, 'nginx never ran out of connections');
+  assert.equal((await requestFrom('127.0.0.1', '/v1/products?limit=1')).status, 200, '127.0.0.1 is served again');
+});
+
+test('requests in progress per address: over limit_conn the next one is a JSON 429; another address is served', async (t) => {
+  const limit = nginxSetting('market-server.conf', /^\s*limit_conn market_conn_per_addr (\d+);/m);
+  // Complete headers of a POST whose body never comes: nginx counts the request from its
+  // headers on, and holds it until client_body_timeout, without bothering a worker.
+  const head = `POST /v1/webhooks HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`;
+  const socks = await holdMany(limit, '127.0.0.1', head);
+  try {
+    let res;
+    for (let i = 0; i < 20; i++) {
+      res = await requestFrom('127.0.0.1', '/v1/products?limit=1');
+      if (res.status === 429) break;
+      await sleep(100); // nginx may not have read every held request's headers yet
+    }
+    assertError(res, 429, 'rate_limit_error', 'rate_limited', null);
+    assert.equal(res.headers.get('retry-after'), '1');
+    assert.equal(res.headers.get('x-ratelimit-limit'), null, 'nginx counts no key');
+    assert.ok(res.ms < 500, `answered at once (${res.ms.toFixed(1)} ms)`);
+    const other = await requestFrom('127.0.0.2', '/v1/products?limit=1');
+    assert.equal(other.status, 200, `127.0.0.2 is served: ${other.text.slice(0, 200)}`);
+    t.diagnostic(`${limit} requests held from 127.0.0.1: the next one 429 in ${res.ms.toFixed(1)} ms, 127.0.0.2 200 in ${other.ms.toFixed(1)} ms`);
+  } finally {
+    release(socks);
+  }
+  let again;
+  for (let i = 0; i < 20; i++) {
+    again = await requestFrom('127.0.0.1', '/v1/products?limit=1');
+    if (again.status === 200) break;
+    await sleep(100);
+  }
+  assert.equal(again.status, 200, 'once they are gone, 127.0.0.1 is served again');
+});
