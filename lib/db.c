@@ -24,6 +24,8 @@ struct db {
     char statement_timeout[24]; /* milliseconds as text, "" for the server's default */
     PGresult *prepare_failure;  /* why the last db_prepare failed, for the statement's caller */
     bool notified;              /* a notification arrived, or the connection was renewed */
+    int watch_fd;               /* db_watch: whose hang-up cancels the running statement */
+    bool watch_fired;           /* it hung up: the statement was cancelled */
 
     /* A connection being opened without blocking (db_connect_start). */
     bool connecting;
@@ -84,6 +86,7 @@ db *db_open(const char *conninfo, const char *application_name)
     d->conninfo = xstrdup(conninfo);
     d->application_name = xstrdup(application_name);
     d->last_attempt_ms = -DB_RETRY_MS;
+    d->watch_fd = -1;
     /* Racing the hosts keeps libpq's meaning only where any host that takes writes will
      * do; elsewhere (prefer-standby, any) the order of the list is part of the meaning. */
     d->race = db_hosts_parse(conninfo, &d->hosts) && d->hosts.n > 1 && d->hosts.writable_wanted;
@@ -540,6 +543,57 @@ static PGresult *db_checked(db *d, PGresult *res)
 static bool db_prepare(db *d, db_stmt *stmt);
 static PGresult *take_prepare_failure(db *d);
 
+/* Asks the server to cancel what the connection runs (a new short connection of libpq's). */
+static void cancel_statement(db *d)
+{
+    char err[256];
+    PGcancel *cancel = PQgetCancel(d->conn);
+    if (cancel == NULL || !PQcancel(cancel, err, sizeof err))
+        log_error("could not cancel a statement: %s", cancel == NULL ? "no connection" : err);
+    PQfreeCancel(cancel);
+}
+
+/* Waits until libpq can hand a result over without blocking. Meanwhile, when the watched
+ * descriptor (db_watch) reports that its peer hung up, the statement is cancelled, once:
+ * its result is then an error with SQLSTATE 57014. False when the connection failed. */
+static bool await_result(db *d)
+{
+    PGconn *c = d->conn;
+    while (PQisBusy(c)) {
+        bool watching = d->watch_fd >= 0 && !d->watch_fired;
+        struct pollfd p[2] = {{.fd = PQsocket(c), .events = POLLIN},
+                              {.fd = d->watch_fd, .events = POLLRDHUP}};
+        if (poll(p, watching ? 2 : 1, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return false;
+        }
+        if (watching && (p[1].revents & (POLLRDHUP | POLLHUP | POLLERR))) {
+            d->watch_fired = true;
+            cancel_statement(d);
+        }
+        if (p[0].revents != 0 && !PQconsumeInput(c))
+            return false;
+    }
+    return true;
+}
+
+/* The statement's result, as PQexecPrepared gives it, but waited for by await_result. */
+static PGresult *exec_watched(db *d, db_stmt *stmt, const char *const *params)
+{
+    PGconn *c = d->conn;
+    if (!PQsendQueryPrepared(c, stmt->name, stmt->nparams, params, NULL, NULL, 0))
+        return PQmakeEmptyPGresult(c, PGRES_FATAL_ERROR); /* db_checked sees the connection */
+    PGresult *kept = NULL, *res;
+    while (await_result(d) && (res = PQgetResult(c)) != NULL) {
+        if (kept == NULL)
+            kept = res;
+        else
+            PQclear(res); /* one statement, one result: PQexec too keeps one */
+    }
+    return kept != NULL ? kept : PQmakeEmptyPGresult(c, PGRES_FATAL_ERROR);
+}
+
 static PGresult *db_exec_once(db *d, db_stmt *stmt, const char *const *params)
 {
     if (!db_prepare(d, stmt))
@@ -547,8 +601,7 @@ static PGresult *db_exec_once(db *d, db_stmt *stmt, const char *const *params)
     PGresult *failed = take_prepare_failure(d);
     if (failed != NULL)
         return failed;
-    PGresult *res = PQexecPrepared(d->conn, stmt->name, stmt->nparams, params, NULL, NULL, 0);
-    return db_checked(d, res);
+    return db_checked(d, exec_watched(d, stmt, params));
 }
 
 PGresult *db_exec(db *d, db_stmt *stmt, const char *const *params)
@@ -747,7 +800,7 @@ static bool db_pipeline_run(db *d, int n, db_stmt *const *stmts, const char *con
 
     /* Each statement answers with its result, a NULL, then the Sync's own result. */
     int syncs = 0;
-    while (sent && syncs < nsent) {
+    while (sent && syncs < nsent && await_result(d)) {
         PGresult *res = PQgetResult(c);
         if (res == NULL) {
             if (PQstatus(c) != CONNECTION_OK)
@@ -881,6 +934,17 @@ void db_set_session(db *d, const char *sql)
 {
     free(d->session_sql);
     d->session_sql = xstrdup(sql);
+}
+
+void db_watch(db *d, int fd)
+{
+    d->watch_fd = fd;
+    d->watch_fired = false;
+}
+
+bool db_watch_fired(const db *d)
+{
+    return d->watch_fired;
 }
 
 void db_set_statement_timeout(db *d, long ms)

@@ -67,6 +67,12 @@ void db_set_session(db *d, const char *sql);
  * (DB_STATEMENT_TIMEOUT). */
 #define DB_STATEMENT_TIMEOUT "57014"
 void db_set_statement_timeout(db *d, long ms);
+/* While a statement runs, fd (a client's connection, -1: none) is watched too: when its
+ * peer hangs up, the statement is cancelled (its result is an error with SQLSTATE
+ * DB_STATEMENT_TIMEOUT), so that no work goes on for a client that has gone.
+ * db_watch_fired tells whether that happened since db_watch. */
+void db_watch(db *d, int fd);
+bool db_watch_fired(const db *d);
 /* The connection's socket to wait on (notifications), or -1 while there is none. */
 int db_socket(db *d);
 

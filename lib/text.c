@@ -43,6 +43,19 @@ bool utf8_valid(const char *s, size_t n)
     return true;
 }
 
+bool text_has_control(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == 0x7F)
+            return true;
+        /* C1 is U+0080-U+009F: 0xC2 then 0x80-0x9F in UTF-8 */
+        if (c == 0xC2 && i + 1 < n && (unsigned char)s[i + 1] <= 0x9F)
+            return true;
+    }
+    return false;
+}
+
 size_t utf8_length(const char *s, size_t n)
 {
     size_t count = 0;

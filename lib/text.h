@@ -11,6 +11,11 @@
  * above U+10FFFF) and has no NUL byte. */
 bool utf8_valid(const char *s, size_t n);
 
+/* True when well-formed UTF-8 s[0..n) holds a control character: C0 (U+0000-U+001F, tab
+ * and line breaks included), DEL (U+007F) or C1 (U+0080-U+009F). Text fields refuse them:
+ * they would end up in logs, headers and receivers' screens as they are. */
+bool text_has_control(const char *s, size_t n);
+
 /* Number of code points in well-formed UTF-8. */
 size_t utf8_length(const char *s, size_t n);
 

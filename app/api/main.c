@@ -4,11 +4,14 @@
  * checks it in the order of docs/contract.md section 2 (key, rate limit, route, scope, input),
  * runs the route's handler and writes the response. Many such processes (multiwatch
  * restarts any that dies) share the socket; they share nothing else but PostgreSQL. */
+#include <errno.h>
 #include <fcgiapp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -25,6 +28,9 @@
 #include "text.h"
 
 #define ARENA_BLOCK (64 * 1024)
+/* How long a worker waits on a FastCGI connection that sends nothing more: nginx sends a
+ * request's parameters and body at once, so only a stalled or hostile peer waits this. */
+#define FCGI_READ_SECONDS 1
 #define PRUNE_EVERY_SECONDS 60
 
 /* The page cache: 4 MiB and 4096 entries per worker, allocated at start. */
@@ -104,6 +110,18 @@ static bool worker_init(worker *w)
     return true;
 }
 
+/* How many times the FastCGI parameter name was sent: nginx passes each header line as a
+ * parameter of its own, and libfcgi's FCGX_GetParam answers only the first. */
+static int param_count(FCGX_ParamArray env, const char *name)
+{
+    size_t len = strlen(name);
+    int n = 0;
+    for (; *env != NULL; env++)
+        if (strncmp(*env, name, len) == 0 && (*env)[len] == '=')
+            n++;
+    return n;
+}
+
 /* Reads what the handlers need from the FastCGI parameters. */
 static void request_begin(request *r, FCGX_Request *fcgi)
 {
@@ -128,6 +146,7 @@ static void request_begin(request *r, FCGX_Request *fcgi)
     r->content_length = (length != NULL && *length != '\0') ? strtoll(length, NULL, 10) : -1;
     r->authorization = FCGX_GetParam("HTTP_AUTHORIZATION", env);
     r->idempotency_key = FCGX_GetParam("HTTP_IDEMPOTENCY_KEY", env);
+    r->idempotency_key_repeated = param_count(env, "HTTP_IDEMPOTENCY_KEY") > 1;
 
     /* Echo a sane client id; else nginx's $request_id (REQUEST_ID) so that the access log
      * and the response agree; else one of our own. */
@@ -391,6 +410,39 @@ static void flush_log_before_wait(void)
         log_flush();
 }
 
+/* SIGALRM only interrupts a read (see accept_bounded): no SA_RESTART, nothing else. */
+static void on_alarm(int signal_number)
+{
+    (void)signal_number;
+}
+
+/* FCGX_Accept_r, bounded: libfcgi accepts a connection and then reads its parameters with
+ * blocking reads, so a peer that connects and stalls would hold the worker for good.
+ * The worker waits for a connection first (as long as it takes), then lets libfcgi work
+ * under a timer that fires every FCGI_READ_SECONDS: it interrupts a read that waits that
+ * long, and libfcgi drops that connection and accepts the next, also under the timer (an
+ * interrupted accept is retried). nginx writes a request as soon as it connects, so its
+ * reads never wait that long. The connection's later reads and writes (the body, the
+ * answer) get the same bound as socket timeouts. */
+static int accept_bounded(FCGX_Request *fcgi)
+{
+    struct pollfd listener = {.fd = 0, .events = POLLIN};
+    while (poll(&listener, 1, -1) < 0 && errno == EINTR)
+        ;
+    struct itimerval every = {.it_interval = {.tv_sec = FCGI_READ_SECONDS},
+                              .it_value = {.tv_sec = FCGI_READ_SECONDS}};
+    struct itimerval off = {0};
+    setitimer(ITIMER_REAL, &every, NULL);
+    int accepted = FCGX_Accept_r(fcgi);
+    setitimer(ITIMER_REAL, &off, NULL);
+    if (accepted < 0)
+        return accepted;
+    struct timeval bound = {.tv_sec = FCGI_READ_SECONDS};
+    setsockopt(fcgi->ipcFd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof bound);
+    setsockopt(fcgi->ipcFd, SOL_SOCKET, SO_SNDTIMEO, &bound, sizeof bound);
+    return accepted;
+}
+
 /* Reads what is left of the request body (nginx bounds it), so that nothing is unread
  * when the connection closes; false if it did not end. */
 static bool drain_input(FCGX_Request *fcgi)
@@ -444,6 +496,9 @@ int main(int argc, char **argv)
     if (cli >= 0)
         return cli;
     signal(SIGPIPE, SIG_IGN);
+    struct sigaction alarm_action = {.sa_handler = on_alarm};
+    sigemptyset(&alarm_action.sa_mask);
+    sigaction(SIGALRM, &alarm_action, NULL);
     static worker w;
     if (!worker_init(&w))
         return 1;
@@ -467,7 +522,7 @@ int main(int argc, char **argv)
     log_batch(true);
     for (;;) {
         flush_log_before_wait();
-        if (FCGX_Accept_r(&fcgi) < 0)
+        if (accept_bounded(&fcgi) < 0)
             break;
         request r;
         memset(&r, 0, sizeof r);
@@ -479,6 +534,7 @@ int main(int argc, char **argv)
         buf_clear(&headers);
         long long start = now_us();
         request_begin(&r, &fcgi);
+        db_watch(w.db, fcgi.ipcFd); /* a client that goes away cancels its statement */
         log_set_request(r.request_id);
         /* /healthz and /metrics (when nginx marked them) are neither counted nor logged. */
         bool ops = ops_serve(&r);
@@ -486,6 +542,7 @@ int main(int argc, char **argv)
             dispatch(&r);
         write_response(&r, &fcgi, &head);
         ops_key_leave(); /* the key's request is answered: another of its may start */
+        db_watch(w.db, -1);
         if (plain_close && drain_input(&fcgi))
             FCGX_Detach(&fcgi);
         log_set_request(NULL); /* the request's own line names it: id=... */

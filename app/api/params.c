@@ -28,8 +28,9 @@ int param_limit(const char *value)
 
 bool param_search_valid(const char *value)
 {
-    size_t chars = utf8_length(value, strlen(value));
-    return chars >= 1 && chars <= SEARCH_MAX_CHARS;
+    size_t len = strlen(value);
+    size_t chars = utf8_length(value, len);
+    return chars >= 1 && chars <= SEARCH_MAX_CHARS && !text_has_control(value, len);
 }
 
 bool param_slug_valid(const char *value)

@@ -117,9 +117,13 @@ bool request_result_ok(request *r, const db_stmt *stmt, const PGresult *res)
     if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
         return true;
     if (strcmp(db_sqlstate(res), DB_STATEMENT_TIMEOUT) == 0) {
-        /* Not the caller's fault, nor a bug: the bound every request has. */
-        log_error("statement %s cancelled after MARKET_STATEMENT_TIMEOUT (%ld ms)", stmt->name,
-                  r->w->cfg.statement_timeout_ms);
+        /* Not the caller's fault, nor a bug: the bound every request has, or a client that
+         * went away (nginx closed the connection: no one reads the answer). */
+        if (db_watch_fired(r->w->db))
+            log_error("statement %s cancelled: the client went away", stmt->name);
+        else
+            log_error("statement %s cancelled after MARKET_STATEMENT_TIMEOUT (%ld ms)", stmt->name,
+                      r->w->cfg.statement_timeout_ms);
         return respond_unavailable(r);
     }
     log_error("statement %s failed: %s", stmt->name,

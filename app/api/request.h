@@ -64,6 +64,7 @@ typedef struct request {
     long long content_length; /* -1 when absent */
     const char *authorization;
     const char *idempotency_key;
+    bool idempotency_key_repeated; /* the header was sent more than once */
     const char *request_id;
 
     const api_route *route; /* NULL until routes_find found one */

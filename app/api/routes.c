@@ -31,7 +31,8 @@ static const char *const order_statuses[] = {"paid", "refunded", NULL};
  * request with several faults learns about them. */
 static const api_param products_list_params[] = {
     {"category", param_slug_valid, NULL, "category must be a category slug such as fonts"},
-    {"q", param_search_valid, NULL, "q must be 1 to " XSTR(SEARCH_MAX_CHARS) " characters"},
+    {"q", param_search_valid, NULL,
+     "q must be 1 to " XSTR(SEARCH_MAX_CHARS) " characters, without control characters"},
     {"seller", param_handle_valid, NULL, "seller must be a seller handle such as pixelforge"},
     {"min_price", param_price_valid, NULL,
      "min_price must be a decimal number of at least 0, such as 19.99"},

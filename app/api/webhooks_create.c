@@ -131,6 +131,9 @@ static bool parse_description(request *r, json_object *body, subscription_input 
         return respond_invalid(r, "parameter_invalid", "description",
                                "description must be a string of at most %d characters",
                                DESCRIPTION_MAX);
+    if (text_has_control(s, len))
+        return respond_invalid(r, "parameter_invalid", "description",
+                               "description must not contain control characters");
     in->description = s;
     return true;
 }

@@ -105,7 +105,7 @@ test('sort, category, seller, q, min_price and max_price are validated with thei
     ['category=Fonts', 'category'], ['category=a%20b', 'category'], ['category=', 'category'],
     [`category=${'a'.repeat(41)}`, 'category'], ['category=-fonts', 'category'],
     ['seller=Bad!', 'seller'], ['seller=', 'seller'], [`seller=${'s'.repeat(41)}`, 'seller'],
-    ['q=', 'q'], [`q=${'a'.repeat(201)}`, 'q'], [`q=${'%C3%A9'.repeat(201)}`, 'q'],
+    ['q=', 'q'], ['q=a%01b', 'q'], ['q=tab%09tab', 'q'], ['q=del%7F', 'q'], ['q=c1%C2%85', 'q'], [`q=${'a'.repeat(201)}`, 'q'], [`q=${'%C3%A9'.repeat(201)}`, 'q'],
     ['min_price=-1', 'min_price'], ['min_price=abc', 'min_price'], ['min_price=1e3', 'min_price'],
     ['min_price=', 'min_price'], ['min_price=1.', 'min_price'], ['min_price=.5', 'min_price'],
     ['max_price=1,5', 'max_price'], ['max_price=NaN', 'max_price'], ['max_price=%2B1', 'max_price'],

@@ -2,11 +2,13 @@
 // statement_timeout = MARKET_STATEMENT_TIMEOUT (2000 ms unless set), so a statement that
 // cannot finish (here: one that waits on a lock held by another session) is cancelled and
 // answered 503 service_unavailable with Retry-After, with one log line; the worker then
-// serves the next request as usual.
+// serves the next request as usual. A client that goes away has its statement cancelled
+// at once; and a FastCGI peer that connects and stalls holds a worker a few seconds only.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { api, importDoc, MARKET_DB, newKey, psql, STACK_DIR, uniqueId, waitFor } from './lib/stack.mjs';
 import { assertError } from './fixtures/expect.mjs';
 
@@ -52,4 +54,44 @@ test('a statement past MARKET_STATEMENT_TIMEOUT is cancelled: 503 with Retry-Aft
   // The same worker (every worker) serves again once the lock is gone.
   for (let i = 0; i < 4; i++)
     assert.equal((await api(`/v1/products?category=${uniqueId('to-')}`, { key })).status, 200);
+});
+
+const waitingOnLock = () => psql(
+  "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'market-api' AND wait_event_type = 'Lock'");
+
+test('a client that goes away has its statement cancelled at once, not at the timeout', async () => {
+  let lockReleased = false;
+  const released = lockProducts(TIMEOUT_MS * 2 + 2000).then(() => {
+    lockReleased = true;
+  });
+  const gone = new AbortController();
+  const request = api(`/v1/products?category=${uniqueId('gone-')}`, { key, signal: gone.signal }).catch((e) => e);
+  await waitFor(() => waitingOnLock() === '1', { message: 'the statement waits on the lock' });
+  gone.abort();
+  assert.equal((await request).name, 'AbortError');
+  // nginx closes the worker's connection; the worker cancels its statement at once.
+  await waitFor(() => waitingOnLock() === '0', { message: 'the statement is cancelled', timeout: TIMEOUT_MS + 5000 });
+  assert.ok(!lockReleased, 'cancelled while the lock was still held, not by the timeout');
+  assert.match(readFileSync(`${STACK_DIR}/log/api.log`, 'utf8'), /statement products_list_\S+ cancelled: the client went away/);
+  await released;
+  assert.equal((await api(`/v1/products?category=${uniqueId('gone-')}`, { key })).status, 200);
+});
+
+test('FastCGI peers that connect and stall hold no worker for long', async () => {
+  // A local process on the pool's socket (nginx's group may connect) sends 4 bytes of a
+  // record header and nothing more, once per worker and then some: every worker takes
+  // one. Each gives up on it after a few seconds, and a request through nginx is served.
+  const stalled = [];
+  for (let i = 0; i < 6; i++) {
+    const sock = connect(`${STACK_DIR}/run/api.sock`);
+    sock.on('error', () => {});
+    sock.write(Buffer.from([1, 1, 0, 1]));
+    stalled.push(sock);
+  }
+  try {
+    const res = await api(`/v1/products?category=${uniqueId('stall-')}`, { key });
+    assert.equal(res.status, 200, 'served, not a 504 after nginx gave up on the pool');
+  } finally {
+    for (const sock of stalled) sock.destroy();
+  }
 });

@@ -10,9 +10,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { promisify } from 'node:util';
 
-import { api, admin, importDoc, newKey, psql, startStack, uniqueId, MARKET_DB } from './lib/stack.mjs';
+import { api, admin, importDoc, newKey, psql, startStack, uniqueId, BASE_URL, MARKET_DB } from './lib/stack.mjs';
 import { assertError, assertInvalid, RFC3339 } from './fixtures/expect.mjs';
 import { startReceiver, verifyDelivery, failsWith } from './fixtures/webhook_receiver.mjs';
 
@@ -338,6 +339,10 @@ test('input rules: url, events, description, unknown fields, body and query', as
     [{ url: ok, description: null }, 'parameter_invalid', 'description'],
     [{ url: ok, description: 'x'.repeat(501) }, 'parameter_invalid', 'description'],
     [{ url: ok, description: 'a\u0000b' }, 'parameter_invalid', undefined],
+    [{ url: ok, description: 'a\u0001b' }, 'parameter_invalid', 'description'],
+    [{ url: ok, description: 'two\nlines' }, 'parameter_invalid', 'description'],
+    [{ url: ok, description: 'del\u007f' }, 'parameter_invalid', 'description'],
+    [{ url: ok, description: 'c1\u0085' }, 'parameter_invalid', 'description'],
     [{ url: ok, secret: 'whsec_mine' }, 'parameter_unknown', 'secret'],
     [{ url: ok, status: 'disabled' }, 'parameter_unknown', 'status'],
   ];
@@ -355,9 +360,44 @@ test('input rules: url, events, description, unknown fields, body and query', as
   assertInvalid(await api('/v1/webhooks?x=1', { key, method: 'POST', body: { url: ok } }), 'parameter_unknown', 'x');
   assertInvalid(await post(key, '{"url": "https://127.0.0.1/"', { 'Content-Type': 'application/json' }), 'body_invalid_json', null);
   assertInvalid(await post(key, '["https://127.0.0.1/"]', { 'Content-Type': 'application/json' }), 'body_invalid_json', null);
+  // A lone surrogate (JSON.stringify would escape one as \ud800): stored as U+FFFD by
+  // JSON parsers, so refused; a pair is one character.
+  for (const text of ['a\\ud800b', '\\udfff', '\\ud800\\u0041'])
+    assertInvalid(await post(key, `{"url": "${ok}", "description": "${text}"}`, { 'Content-Type': 'application/json' }), 'parameter_invalid', null);
+  const pair = await post(key, `{"url": "${ok}", "description": "\\ud83d\\ude00"}`, { 'Content-Type': 'application/json' });
+  assert.equal(pair.status, 201, pair.text);
+  assert.equal(pair.json.description, '\u{1F600}');
   assertError(await post(key, JSON.stringify({ url: ok }), { 'Content-Type': 'text/plain' }), 415, 'invalid_request_error', 'unsupported_media_type', null);
   assertError(await post(newKey({ account, access: 'read-only' }), { url: ok }), 403, 'permission_error', 'insufficient_scope', null);
-  assert.equal(psql(`SELECT count(*) FROM webhook_subscriptions WHERE account_id = '${account}'`), '4', 'only the valid requests made subscriptions');
+  assert.equal(psql(`SELECT count(*) FROM webhook_subscriptions WHERE account_id = '${account}'`), '5', 'only the valid requests made subscriptions');
+});
+
+// ---------------------------------------------------------------------------------------
+test('Idempotency-Key sent twice is 400, whichever the two values', async () => {
+  const account = uniqueId('acct_wk2_');
+  importDoc({ mode: 'test', accounts: [{ id: account }] });
+  const key = newKey({ account });
+  // node:http sends an array value as one header line per element (fetch would join them).
+  const twice = (values) => new Promise((resolve, reject) => {
+    const body = JSON.stringify({ url: rx.url('/twice') });
+    const req = httpRequest(`${BASE_URL}/v1/webhooks`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': values },
+    }, (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolve({ status: res.statusCode, json: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  for (const values of [[uniqueId('a-'), uniqueId('b-')], ['same', 'same']]) {
+    const r = await twice(values);
+    assert.equal(r.status, 400, JSON.stringify(r.json));
+    assert.equal(r.json.error.code, 'idempotency_key_invalid');
+  }
+  assert.equal(psql(`SELECT count(*) FROM webhook_subscriptions WHERE account_id = '${account}'`), '0');
+  assert.equal((await twice([uniqueId('one-')])).status, 201, 'once is fine');
 });
 
 // ---------------------------------------------------------------------------------------

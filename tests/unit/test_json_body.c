@@ -69,6 +69,24 @@ START_TEST(rejects_escaped_nul)
 }
 END_TEST
 
+START_TEST(rejects_lone_surrogates_and_keeps_pairs)
+{
+    json_body_error err;
+    ck_assert_str_eq(parse("{\"description\":\"a\\ud800b\"}", &err), "parameter_invalid");
+    ck_assert_str_eq(parse("{\"description\":\"\\uDBFF\"}", &err), "parameter_invalid");
+    ck_assert_str_eq(parse("{\"description\":\"\\udc00\"}", &err), "parameter_invalid");
+    ck_assert_str_eq(parse("{\"description\":\"\\ud800\\u0041\"}", &err), "parameter_invalid");
+    ck_assert_str_eq(parse("{\"description\":\"\\ud800\\ud800\\udc00\"}", &err),
+                     "parameter_invalid");
+    ck_assert_str_eq(parse("{\"\\ud800x\":1}", &err), "parameter_invalid"); /* in a key too */
+    /* A pair is one character (U+1F600 here), in either case; an escaped backslash before
+     * "u" is no escape. */
+    ck_assert_str_eq(parse("{\"description\":\"\\ud83d\\ude00\"}", &err), "ok");
+    ck_assert_str_eq(parse("{\"description\":\"\\uD83D\\uDE00 \\u00e9\"}", &err), "ok");
+    ck_assert_str_eq(parse("{\"description\":\"\\\\ud800\"}", &err), "ok");
+}
+END_TEST
+
 Suite *json_body_suite(void)
 {
     Suite *s = suite_create("json_body");
@@ -78,6 +96,7 @@ Suite *json_body_suite(void)
     tcase_add_test(tc, rejects_unknown_field_naming_it);
     tcase_add_test(tc, rejects_duplicate_field);
     tcase_add_test(tc, rejects_escaped_nul);
+    tcase_add_test(tc, rejects_lone_surrogates_and_keeps_pairs);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -32,6 +32,10 @@ START_TEST(search_text_counts_characters)
     ck_assert(param_search_valid("a"));
     ck_assert(param_search_valid("serif font"));
     ck_assert(!param_search_valid(""));
+    ck_assert(!param_search_valid("serif\tfont")); /* control characters: C0, DEL, C1 */
+    ck_assert(!param_search_valid("serif\x7f"));
+    ck_assert(!param_search_valid("serif\xc2\x85"));
+    ck_assert(param_search_valid("caf\xc3\xa9 \xc2\xa0")); /* é and a no-break space */
     char too_long[SEARCH_MAX_CHARS + 2] = {0};
     memset(too_long, 'a', SEARCH_MAX_CHARS + 1);
     ck_assert(!param_search_valid(too_long));

@@ -68,11 +68,12 @@ function need(name) {
  *   body     an object or array is sent as JSON (with Content-Type: application/json
  *            unless headers say otherwise); a string or Buffer is sent as it is
  *   headers  extra request headers
+ *   signal   an AbortSignal, to hang up before the answer
  *
  * Returns {status, headers (a Headers object), text, json (parsed body, or undefined when
  * the body is not JSON), body (a Buffer of the raw bytes)}.
  */
-export async function api(path, { key, method = 'GET', body, headers = {} } = {}) {
+export async function api(path, { key, method = 'GET', body, headers = {}, signal } = {}) {
   const url = /^https?:\/\//.test(path) ? path : need('BASE_URL') + path;
   const h = { ...headers };
   if (key !== undefined) h.Authorization = `Bearer ${key}`;
@@ -83,7 +84,7 @@ export async function api(path, { key, method = 'GET', body, headers = {} } = {}
       h['Content-Type'] = 'application/json';
     }
   }
-  const res = await fetch(url, { method, headers: h, body: payload, redirect: 'manual' });
+  const res = await fetch(url, { method, headers: h, body: payload, redirect: 'manual', signal });
   const raw = Buffer.from(await res.arrayBuffer());
   const text = raw.toString('utf8');
   let json;
