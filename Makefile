@@ -67,7 +67,7 @@ $(BUILD)/libmarket.a: $(call obj,$(LIB_SRC))
 	ar rcs $@ $^
 
 $(BUILD)/market-api: $(call obj,$(API_SRC)) $(BUILD)/libmarket.a
-	$(CC) $(LDFLAGS) -o $@ $^ -lfcgi $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ -lfcgi $(CARES_LIBS) $(PKG_LIBS)
 
 $(BUILD)/market-webhookd: $(call obj,$(WEBHOOKD_SRC)) $(BUILD)/libmarket.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lcurl $(CARES_LIBS) $(PKG_LIBS)

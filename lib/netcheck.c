@@ -133,12 +133,13 @@ netcheck_status netcheck_addrs(const struct sockaddr *const *addrs, size_t n, bo
     return status;
 }
 
-netcheck_status netcheck_host(const char *host, bool allow_private, netcheck_result *out)
+netcheck_status netcheck_numeric_host(const char *host, bool allow_private, netcheck_result *out)
 {
     memset(out, 0, sizeof *out);
     struct addrinfo hints = {0}, *list = NULL;
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICHOST; /* never a lookup: it cannot block */
     if (host[0] == '\0' || getaddrinfo(host, NULL, &hints, &list) != 0)
         return NETCHECK_UNRESOLVED;
     size_t n = 0;

@@ -43,13 +43,13 @@ typedef struct {
  * allow_private (MARKET_WEBHOOK_ALLOW_PRIVATE=1) skips the address check. On NETCHECK_OK,
  * out holds the first addresses, the ones to connect to; an answer without an IPv4 or
  * IPv6 address is NETCHECK_UNRESOLVED. No I/O: market-webhookd resolves with c-ares and
- * judges the answer here, market-api through netcheck_host. */
+ * judges the answer here, market-api through lib/resolve.h. */
 netcheck_status netcheck_addrs(const struct sockaddr *const *addrs, size_t n, bool allow_private,
                                netcheck_result *out);
 
-/* Resolves host (a name or a numeric address, IPv6 without brackets) with the system
- * resolver and judges the answer with netcheck_addrs. Blocks for as long as the system
- * resolver takes. */
-netcheck_status netcheck_host(const char *host, bool allow_private, netcheck_result *out);
+/* Judges host when it is a numeric address (IPv6 without brackets; IPv4 in any of the
+ * old inet_aton spellings, "127.1" or "2130706433", judged by what they mean) with
+ * netcheck_addrs; NETCHECK_UNRESOLVED for a name, which lib/resolve.h looks up. No I/O. */
+netcheck_status netcheck_numeric_host(const char *host, bool allow_private, netcheck_result *out);
 
 #endif

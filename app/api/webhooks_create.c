@@ -29,8 +29,13 @@
 #include "links.h"
 #include "routes.h"
 #include "netcheck.h"
+#include "resolve.h"
 #include "text.h"
 #include "url.h"
+
+/* How long the URL's host may take to resolve (the drainer checks it again at every
+ * delivery, with its own deadline). */
+#define DNS_DEADLINE_MS 2000
 
 #define SUBSCRIPTIONS_MAX 16 /* enabled subscriptions per account and mode */
 #define DESCRIPTION_MAX 500  /* characters */
@@ -138,11 +143,24 @@ static bool parse_description(request *r, json_object *body, subscription_input 
     return true;
 }
 
-/* The server-side request forgery check of netcheck.h, on the host as the URL names it. */
+/* The server-side request forgery check of netcheck.h, on the host as the URL names it,
+ * resolved within DNS_DEADLINE_MS (lib/resolve.h): a name whose DNS answers slowly, or
+ * never, holds this worker no longer than that. */
 static bool check_host(request *r, const subscription_input *in)
 {
     netcheck_result res;
-    switch (netcheck_host(in->url.host, r->w->cfg.webhook_allow_private, &res)) {
+    netcheck_status status;
+    switch (resolve_host(in->url.host, DNS_DEADLINE_MS, NULL, r->w->cfg.webhook_allow_private,
+                         &status, &res)) {
+    case RESOLVE_OK:
+        break;
+    case RESOLVE_FAILED:
+        return respond_invalid(r, "url_not_allowed", "url", "the host of url does not resolve");
+    case RESOLVE_TIMED_OUT:
+        return respond_invalid(r, "url_not_allowed", "url",
+                               "the host of url did not resolve within %d ms", DNS_DEADLINE_MS);
+    }
+    switch (status) {
     case NETCHECK_OK:
         return true;
     case NETCHECK_UNRESOLVED:

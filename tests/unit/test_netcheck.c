@@ -1,9 +1,13 @@
 /* netcheck: which addresses a webhook may be sent to, and resolution of numeric and
  * local names (no test depends on outside DNS). */
 #include <arpa/inet.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "netcheck.h"
+#include "resolve.h"
 #include "unit.h"
 
 /* Parses text as an IPv4 or IPv6 address and asks netcheck_addr_public. */
@@ -120,18 +124,18 @@ END_TEST
 START_TEST(host_numeric)
 {
     netcheck_result r;
-    ck_assert_int_eq(netcheck_host("8.8.8.8", false, &r), NETCHECK_OK);
+    ck_assert_int_eq(netcheck_numeric_host("8.8.8.8", false, &r), NETCHECK_OK);
     ck_assert_int_eq(r.count, 1);
     ck_assert_str_eq(r.addrs[0], "8.8.8.8");
     ck_assert_int_eq(r.families[0], AF_INET);
-    ck_assert_int_eq(netcheck_host("2001:4860:4860::8888", false, &r), NETCHECK_OK);
+    ck_assert_int_eq(netcheck_numeric_host("2001:4860:4860::8888", false, &r), NETCHECK_OK);
     ck_assert_str_eq(r.addrs[0], "2001:4860:4860::8888");
     ck_assert_int_eq(r.families[0], AF_INET6);
-    ck_assert_int_eq(netcheck_host("127.0.0.1", false, &r), NETCHECK_FORBIDDEN);
+    ck_assert_int_eq(netcheck_numeric_host("127.0.0.1", false, &r), NETCHECK_FORBIDDEN);
     ck_assert_int_eq(r.count, 0);
-    ck_assert_int_eq(netcheck_host("::1", false, &r), NETCHECK_FORBIDDEN);
-    ck_assert_int_eq(netcheck_host("169.254.169.254", false, &r), NETCHECK_FORBIDDEN);
-    ck_assert_int_eq(netcheck_host("::ffff:192.168.0.1", false, &r), NETCHECK_FORBIDDEN);
+    ck_assert_int_eq(netcheck_numeric_host("::1", false, &r), NETCHECK_FORBIDDEN);
+    ck_assert_int_eq(netcheck_numeric_host("169.254.169.254", false, &r), NETCHECK_FORBIDDEN);
+    ck_assert_int_eq(netcheck_numeric_host("::ffff:192.168.0.1", false, &r), NETCHECK_FORBIDDEN);
 }
 END_TEST
 
@@ -139,22 +143,50 @@ START_TEST(host_odd_ipv4_spellings)
 {
     /* The resolver accepts the old inet_aton forms; they are judged by what they mean. */
     netcheck_result r;
-    ck_assert_int_eq(netcheck_host("2130706433", false, &r), NETCHECK_FORBIDDEN);
-    ck_assert_int_eq(netcheck_host("0x7f.1", false, &r), NETCHECK_FORBIDDEN);
-    ck_assert_int_eq(netcheck_host("127.1", false, &r), NETCHECK_FORBIDDEN);
-    ck_assert_int_eq(netcheck_host("0", false, &r), NETCHECK_FORBIDDEN);
+    ck_assert_int_eq(netcheck_numeric_host("2130706433", false, &r), NETCHECK_FORBIDDEN);
+    ck_assert_int_eq(netcheck_numeric_host("0x7f.1", false, &r), NETCHECK_FORBIDDEN);
+    ck_assert_int_eq(netcheck_numeric_host("127.1", false, &r), NETCHECK_FORBIDDEN);
+    ck_assert_int_eq(netcheck_numeric_host("0", false, &r), NETCHECK_FORBIDDEN);
 }
 END_TEST
 
+/* resolve_host: names through /etc/hosts (c-ares reads it as the system resolver does). */
 START_TEST(host_local_names)
 {
     netcheck_result r;
-    ck_assert_int_eq(netcheck_host("localhost", false, &r), NETCHECK_FORBIDDEN);
-    ck_assert_int_eq(netcheck_host("localhost", true, &r), NETCHECK_OK);
+    netcheck_status st;
+    ck_assert_int_eq(resolve_host("localhost", 2000, NULL, false, &st, &r), RESOLVE_OK);
+    ck_assert_int_eq(st, NETCHECK_FORBIDDEN);
+    ck_assert_int_eq(resolve_host("localhost", 2000, NULL, true, &st, &r), RESOLVE_OK);
+    ck_assert_int_eq(st, NETCHECK_OK);
     ck_assert_int_ge(r.count, 1);
     ck_assert(strcmp(r.addrs[0], "127.0.0.1") == 0 || strcmp(r.addrs[0], "::1") == 0);
-    ck_assert_int_eq(netcheck_host("127.0.0.1", true, &r), NETCHECK_OK);
+    ck_assert_int_eq(resolve_host("127.0.0.1", 2000, NULL, true, &st, &r), RESOLVE_OK);
+    ck_assert_int_eq(st, NETCHECK_OK);
     ck_assert_str_eq(r.addrs[0], "127.0.0.1");
+    /* Numeric spellings need no DNS at all: judged at once even with a deadline of 0. */
+    ck_assert_int_eq(resolve_host("127.1", 0, NULL, false, &st, &r), RESOLVE_OK);
+    ck_assert_int_eq(st, NETCHECK_FORBIDDEN);
+}
+END_TEST
+
+/* A DNS server that never answers: the lookup gives up at its deadline. */
+START_TEST(host_lookup_gives_up_at_its_deadline)
+{
+    int silent = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    ck_assert_int_eq(bind(silent, (struct sockaddr *)&sa, sizeof sa), 0);
+    socklen_t len = sizeof sa;
+    ck_assert_int_eq(getsockname(silent, (struct sockaddr *)&sa, &len), 0);
+    char servers[64];
+    snprintf(servers, sizeof servers, "127.0.0.1:%d", ntohs(sa.sin_port));
+    netcheck_result r;
+    netcheck_status st;
+    ck_assert_int_eq(resolve_host("slow.example.com", 300, servers, false, &st, &r),
+                     RESOLVE_TIMED_OUT);
+    ck_assert_int_eq(st, NETCHECK_UNRESOLVED);
+    ck_assert_int_eq(r.count, 0);
+    close(silent);
 }
 END_TEST
 
@@ -208,8 +240,10 @@ END_TEST
 START_TEST(host_unresolvable)
 {
     netcheck_result r;
-    ck_assert_int_eq(netcheck_host("", false, &r), NETCHECK_UNRESOLVED);
-    ck_assert_int_eq(netcheck_host("", true, &r), NETCHECK_UNRESOLVED);
+    netcheck_status st;
+    ck_assert_int_eq(netcheck_numeric_host("", false, &r), NETCHECK_UNRESOLVED);
+    ck_assert_int_eq(netcheck_numeric_host("example.com", true, &r), NETCHECK_UNRESOLVED);
+    ck_assert_int_eq(resolve_host("", 2000, NULL, true, &st, &r), RESOLVE_FAILED);
     ck_assert_int_eq(r.count, 0);
 }
 END_TEST
@@ -230,6 +264,7 @@ Suite *netcheck_suite(void)
     tcase_add_test(host, host_odd_ipv4_spellings);
     tcase_add_test(host, host_local_names);
     tcase_add_test(host, host_unresolvable);
+    tcase_add_test(host, host_lookup_gives_up_at_its_deadline);
     suite_add_tcase(s, host);
     return s;
 }
