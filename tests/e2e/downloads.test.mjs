@@ -181,6 +181,16 @@ test('Range requests get 206 with the right bytes', async () => {
   const tail = await api(link, { headers: { Range: 'bytes=-17' } });
   assert.equal(tail.status, 206);
   assert.ok(tail.body.equals(zipBytes.subarray(zipBytes.length - 17)));
+
+  // A few ranges are served as a multipart answer; more than 8 are ignored: the whole
+  // file, never an answer many times its size (2,000 one-byte ranges).
+  const few = await api(link, { headers: { Range: 'bytes=0-0,10-10,20-20' } });
+  assert.equal(few.status, 206);
+  assert.match(few.headers.get('content-type'), /^multipart\/byteranges/);
+  const many = Array.from({ length: 2000 }, (_, i) => `${i}-${i}`).join(',');
+  const all = await api(link, { headers: { Range: `bytes=${many}` } });
+  assert.equal(all.status, 200);
+  assert.ok(all.body.equals(zipBytes), 'the whole file, once');
 });
 
 test('ownership and modes: anything but the caller\'s own download is 404, never 403', async () => {
