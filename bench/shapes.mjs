@@ -6,7 +6,8 @@
 // For each shape (a q that matches nothing, a few, a phrase of common words, an exclusion
 // alone, a common word), in each sort, REQUESTS requests (default 40), each with another
 // `limit` (20..59) so that no worker answers it from its page cache; prints p50 and p99 in
-// ms and the items of the first page. Ratios against another run are what to quote.
+// ms and the items of the first page. With SELLER=handle, that seller's profile first.
+// Ratios against another run are what to quote.
 const base = process.env.BASE_URL;
 const key = process.env.KEY;
 if (!base || !key) {
@@ -14,35 +15,47 @@ if (!base || !key) {
   process.exit(2);
 }
 const requests = Number(process.argv[2] ?? 40);
+// Words of both catalogues: market-admin seed's ("includes", "client", "retro") and
+// ../shared/bench's ("font", "pack", "edit", "design"); a word absent from the catalogue
+// at hand makes its shape one more query that matches nothing.
 const shapes = [
   ['no match (unknown words)', 'zebra quokka'],
+  ['no match (common words, rare together)', 'pack font'],
   ['no match (a phrase of common words)', '"dashboard poster"'],
   ['no match (a word and its exclusion)', 'includes -includes'],
+  ['no match (exclusions, OR-ed)', 'edit -edit or design -design'],
   ['an exclusion alone', '-includes'],
   ['OR-ed phrases', '"client work" or "play retro" or "soft grain"'],
   ['a common word', 'retro'],
+  ['a common word (bench)', 'font'],
   ['two common words', 'client work'],
 ];
 const sorts = ['newest', 'price_asc', 'price_desc', 'relevance'];
 
 const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 console.log(`${'shape'.padEnd(40)} ${'sort'.padEnd(11)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} items`);
+async function measure(name, sort, pathOf) {
+  const times = [];
+  let items = 0;
+  for (let i = 0; i < requests; i++) {
+    const url = `${base}${pathOf(20 + (i % 40))}`;
+    const t0 = performance.now();
+    const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+    const body = await res.json();
+    times.push(performance.now() - t0);
+    if (res.status !== 200) throw new Error(`${url}: ${res.status} ${JSON.stringify(body)}`);
+    if (i === 0) items = (body.data ?? body.products.data).length;
+  }
+  times.sort((a, b) => a - b);
+  console.log(
+    `${name.padEnd(40)} ${sort.padEnd(11)} ${pct(times, 50).toFixed(1).padStart(8)} ${pct(times, 99).toFixed(1).padStart(8)} ${items}`,
+  );
+}
+
+// SELLER: a seller's profile (the biggest seller's, say: its product count is kept).
+if (process.env.SELLER) await measure(`seller ${process.env.SELLER}`, 'newest', (limit) => `/v1/sellers/${process.env.SELLER}?limit=${limit}`);
 for (const [name, q] of shapes) {
   for (const sort of sorts) {
-    const times = [];
-    let items = 0;
-    for (let i = 0; i < requests; i++) {
-      const url = `${base}/v1/products?q=${encodeURIComponent(q)}&sort=${sort}&limit=${20 + (i % 40)}`;
-      const t0 = performance.now();
-      const res = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
-      const body = await res.json();
-      times.push(performance.now() - t0);
-      if (res.status !== 200) throw new Error(`${url}: ${res.status} ${JSON.stringify(body)}`);
-      if (i === 0) items = body.data.length;
-    }
-    times.sort((a, b) => a - b);
-    console.log(
-      `${name.padEnd(40)} ${sort.padEnd(11)} ${pct(times, 50).toFixed(1).padStart(8)} ${pct(times, 99).toFixed(1).padStart(8)} ${items}`,
-    );
+    await measure(name, sort, (limit) => `/v1/products?q=${encodeURIComponent(q)}&sort=${sort}&limit=${limit}`);
   }
 }
