@@ -56,6 +56,17 @@ static slot *slot_at(const metrics *m, unsigned i)
     return (slot *)(m->map + HEADER_SIZE + (size_t)i * m->slot_size);
 }
 
+/* How many slots have ever been claimed, counted from the first: slots are claimed
+ * lowest first, so metrics_serving, which runs on every request, reads those only. It
+ * lives in the header after file_header (which must compare equal byte for byte). */
+#define SLOTS_USED_OFFSET 32
+_Static_assert(sizeof(file_header) <= SLOTS_USED_OFFSET, "the header's fields come first");
+
+static _Atomic uint32_t *slots_used(const metrics *m)
+{
+    return (_Atomic uint32_t *)(m->map + SLOTS_USED_OFFSET);
+}
+
 static file_header header_for(uint32_t layout, uint32_t ncounters)
 {
     file_header h = {METRICS_MAGIC, layout, ncounters, METRICS_SLOTS,
@@ -202,6 +213,10 @@ static bool take(metrics *m, slot *s, int32_t from, pid_t pid)
         return false;
     atomic_store(&s->serving, 0); /* a gone process serves nothing */
     m->mine = s;
+    uint32_t used = atomic_load(slots_used(m));
+    uint32_t index = (uint32_t)(((unsigned char *)s - m->map - HEADER_SIZE) / m->slot_size) + 1;
+    while (used < index && !atomic_compare_exchange_weak(slots_used(m), &used, index))
+        ;
     return true;
 }
 
@@ -260,7 +275,8 @@ void metrics_serve(metrics *m, uint64_t what)
 unsigned metrics_serving(const metrics *m, uint64_t what)
 {
     unsigned n = 0;
-    for (unsigned i = 0; i < METRICS_SLOTS; i++) {
+    uint32_t used = atomic_load(slots_used(m));
+    for (unsigned i = 0; i < used && i < METRICS_SLOTS; i++) {
         slot *s = slot_at(m, i);
         if (s == m->mine || atomic_load(&s->serving) != what)
             continue;

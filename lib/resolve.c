@@ -39,12 +39,13 @@ static void drive(ares_channel channel, const lookup *l, long long deadline)
         if (left <= 0)
             return;
         ares_socket_t socks[ARES_GETSOCK_MAXNUM];
-        int bits = ares_getsock(channel, socks, ARES_GETSOCK_MAXNUM);
+        /* Unsigned: c-ares' ARES_GETSOCK_WRITABLE shifts a signed 1 by up to 31 places. */
+        unsigned bits = (unsigned)ares_getsock(channel, socks, ARES_GETSOCK_MAXNUM);
         struct pollfd fds[ARES_GETSOCK_MAXNUM];
         nfds_t n = 0;
         for (int i = 0; i < ARES_GETSOCK_MAXNUM; i++) {
-            short events = (short)((ARES_GETSOCK_READABLE(bits, i) ? POLLIN : 0) |
-                                   (ARES_GETSOCK_WRITABLE(bits, i) ? POLLOUT : 0));
+            short events = (short)(((bits & (1u << i)) != 0 ? POLLIN : 0) |
+                                   ((bits & (1u << (i + ARES_GETSOCK_MAXNUM))) != 0 ? POLLOUT : 0));
             if (events != 0)
                 fds[n++] = (struct pollfd){.fd = socks[i], .events = events};
         }

@@ -15,10 +15,9 @@
 // it (reset) before it ends, whatever happens.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import net from 'node:net';
 import { readFileSync } from 'node:fs';
-import { importDoc, newKey, uniqueId, BASE_URL, STACK_DIR } from './lib/stack.mjs';
+import { importDoc, newKey, rawRequest, uniqueId, BASE_URL, STACK_DIR } from './lib/stack.mjs';
 import { assertError, sleep } from './fixtures/expect.mjs';
 
 const IDLE = Number(process.env.E2E_FLOOD_CONNECTIONS ?? 8000);
@@ -33,32 +32,8 @@ before(() => {
 });
 
 /** One request on a fresh connection from `localAddress`: {status, headers, text, json, ms}. */
-function requestFrom(localAddress, path, { headers = {}, method = 'GET' } = {}) {
-  const started = process.hrtime.bigint();
-  return new Promise((resolve, reject) => {
-    const req = http.request({
-      host: url.hostname, port: url.port, path, method, localAddress, agent: false,
-      headers: { Authorization: `Bearer ${key}`, Connection: 'close', ...headers },
-    }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        resolve({ status: res.statusCode, headers: new Headers(res.headers), text, json, ms });
-      });
-    });
-    req.setTimeout(15000, () => req.destroy(new Error(`no answer within 15 s from ${localAddress}`)));
-    req.on('error', reject);
-    req.end();
-  });
-}
+const requestFrom = (localAddress, path, { headers = {}, method = 'GET' } = {}) =>
+  rawRequest(path, { key, method, headers, localAddress });
 
 /** Opens a connection from `localAddress` and writes `bytes`; resolves with the socket. */
 function hold(localAddress, bytes) {

@@ -13,10 +13,9 @@
 //     never the key.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { api, importDoc, newKey, psql, uniqueId, waitFor, API_PIDFILE, BASE_URL, STACK_DIR } from './lib/stack.mjs';
+import { api, importDoc, newKey, psql, rawRequest, uniqueId, waitFor, API_PIDFILE, STACK_DIR } from './lib/stack.mjs';
 import { assertError, JSON_TYPE, pool } from './fixtures/expect.mjs';
 import { parsePrometheus, value } from './fixtures/prometheus.mjs';
 
@@ -50,29 +49,7 @@ function workers() {
 }
 
 /** A GET from 127.0.0.2: an address outside the stack's ops allow-list. */
-function fromOutside(path, headers = {}) {
-  const url = new URL(path, BASE_URL);
-  return new Promise((resolve, reject) => {
-    const req = http.request({
-      host: url.hostname, port: url.port, path: url.pathname, headers, localAddress: '127.0.0.2',
-    }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json;
-        try {
-          json = JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode, headers: new Headers(res.headers), text, json });
-      });
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const fromOutside = (path, headers = {}) => rawRequest(path, { headers, localAddress: '127.0.0.2' });
 
 test('/healthz: 200 {"status":"ok"} as JSON, without a key, not rate counted', async () => {
   const res = await api('/healthz', { headers: { 'X-Request-Id': `hz-${run}` } });

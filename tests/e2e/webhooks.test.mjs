@@ -10,10 +10,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { request as httpRequest } from 'node:http';
 import { promisify } from 'node:util';
 
-import { api, admin, importDoc, newKey, psql, startStack, uniqueId, BASE_URL, MARKET_DB } from './lib/stack.mjs';
+import { api, admin, importDoc, newKey, psql, rawRequest, startStack, uniqueId, MARKET_DB } from './lib/stack.mjs';
 import { assertError, assertInvalid, RFC3339 } from './fixtures/expect.mjs';
 import { startReceiver, verifyDelivery, failsWith } from './fixtures/webhook_receiver.mjs';
 
@@ -377,19 +376,10 @@ test('Idempotency-Key sent twice is 400, whichever the two values', async () => 
   const account = uniqueId('acct_wk2_');
   importDoc({ mode: 'test', accounts: [{ id: account }] });
   const key = newKey({ account });
-  // node:http sends an array value as one header line per element (fetch would join them).
-  const twice = (values) => new Promise((resolve, reject) => {
-    const body = JSON.stringify({ url: rx.url('/twice') });
-    const req = httpRequest(`${BASE_URL}/v1/webhooks`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': values },
-    }, (res) => {
-      let text = '';
-      res.on('data', (d) => { text += d; });
-      res.on('end', () => resolve({ status: res.statusCode, json: JSON.parse(text) }));
-    });
-    req.on('error', reject);
-    req.end(body);
+  // rawRequest sends an array value as one header line per element (fetch would join them).
+  const twice = (values) => rawRequest('/v1/webhooks', {
+    key, method: 'POST', body: JSON.stringify({ url: rx.url('/twice') }),
+    headers: { 'Content-Type': 'application/json', 'Idempotency-Key': values },
   });
   for (const values of [[uniqueId('a-'), uniqueId('b-')], ['same', 'same']]) {
     const r = await twice(values);

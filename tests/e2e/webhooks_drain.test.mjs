@@ -12,10 +12,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 
-import { api, importDoc, newKey, psql, uniqueId, MARKET_ADMIN } from './lib/stack.mjs';
+import { api, freePort, importDoc, newKey, psql, uniqueId, MARKET_ADMIN } from './lib/stack.mjs';
 import { startReceiver, verifyDelivery } from './fixtures/webhook_receiver.mjs';
 
 const x = uniqueId('');
@@ -83,16 +82,6 @@ const leasedBy = (sub, pid) => Number(psql(`SELECT count(*) FROM webhook_deliver
 
 const statusCounts = (sub) => psql(`SELECT status || ' ' || count(*) FROM webhook_deliveries WHERE subscription_id = '${sub}' GROUP BY status ORDER BY status`);
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 // ---------------------------------------------------------------------------------------
 test('two drainers at once over 1,000 events: each delivered exactly once', async () => {

@@ -16,6 +16,9 @@
 //                                     (MARKET_WEBHOOK_CA_FILE), so an HTTPS receiver can
 //                                     be a node:https server with {cert, key}
 //   api(path, opts)                   one HTTP request -> {status, headers, json, text}
+//   rawRequest(path, opts)            the same on a connection of its own, from a chosen
+//                                     local address, with headers sent as given (an
+//                                     array value: one header line per element)
 //   admin(args, input)                run market-admin, return its stdout (throws on failure)
 //   adminResult(args, input)          run market-admin, return {status, stdout, stderr}
 //   importDoc(doc)                    market-admin import of a JS object
@@ -33,6 +36,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -225,4 +229,40 @@ export async function startStack({ settings = {}, workers = 1 } = {}) {
     return r.stdout.trim();
   };
   return { base: vars.BASE_URL, db: vars.MARKET_DB, dir, admin: runAdmin, down };
+}
+
+/**
+ * One request with node:http on a connection of its own (what fetch cannot do): from
+ * `localAddress` (another address of 127.0.0.0/8 is another client to nginx), with a
+ * header given as an array sent as several header lines. `path` as for api(). Returns
+ * {status, headers, text, json, ms}; fails after timeoutMs without an answer.
+ */
+export function rawRequest(path, { key, method = 'GET', headers = {}, body, localAddress, timeoutMs = 15000 } = {}) {
+  const url = new URL(path, need('BASE_URL'));
+  const h = { Connection: 'close', ...headers };
+  if (key !== undefined) h.Authorization = `Bearer ${key}`;
+  const started = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({
+      host: url.hostname, port: url.port, path: url.pathname + url.search, method, localAddress,
+      agent: false, headers: h,
+    }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        resolve({ status: res.statusCode, headers: new Headers(res.headers), text, json, ms });
+      });
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
 }
