@@ -11,18 +11,17 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { api, importDoc, newKey, uniqueId, API_PIDFILE } from './lib/stack.mjs';
+import { api, newAccount, newKey, API_PIDFILE } from './lib/stack.mjs';
 import { assertError, sleep } from './fixtures/expect.mjs';
 
 const DEATHS = 50;
 const RECOVERY_BOUND_MS = 10000;
 
-const run = uniqueId('');
-const account = `acct_crash_${run}`;
+let account;
 let key;
 
 before(() => {
-  importDoc({ mode: 'test', accounts: [{ id: account, email: `${account}@example.com` }] });
+  account = newAccount('acct_crash_');
   key = newKey({ account, mode: 'test', access: 'read-only' });
 });
 

@@ -17,17 +17,16 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { readFileSync } from 'node:fs';
-import { importDoc, newKey, rawRequest, uniqueId, BASE_URL, STACK_DIR } from './lib/stack.mjs';
+import { newAccount, newKey, rawRequest, BASE_URL, STACK_DIR } from './lib/stack.mjs';
 import { assertError, sleep } from './fixtures/expect.mjs';
 
 const IDLE = Number(process.env.E2E_FLOOD_CONNECTIONS ?? 8000);
 const url = new URL(BASE_URL);
-const run = uniqueId('');
-const account = `acct_flood_${run}`;
+let account;
 let key;
 
 before(() => {
-  importDoc({ mode: 'test', accounts: [{ id: account, email: `${account}@example.com` }] });
+  account = newAccount('acct_flood_');
   key = newKey({ account, mode: 'test', access: 'read-only' });
 });
 

@@ -11,7 +11,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { api, importDoc, newKey, psql, uniqueId, API_PIDFILE } from './lib/stack.mjs';
+import { api, newAccount, newKey, psql, API_PIDFILE } from './lib/stack.mjs';
 import { assertError, assertRateHeaders, pool, sleep } from './fixtures/expect.mjs';
 
 const LIMIT = 600;
@@ -19,12 +19,11 @@ const BURST = 650;
 const CONCURRENCY = 50;
 const MARGIN_S = 12; // the burst and the checks after it take a few seconds
 
-const run = uniqueId('');
-const account = `acct_rl_${run}`;
+let account;
 let burstKey;
 
 before(() => {
-  importDoc({ mode: 'test', accounts: [{ id: account, email: `${account}@example.com` }] });
+  account = newAccount('acct_rl_');
   burstKey = newKey({ account, mode: 'test', access: 'read-only' });
 });
 

@@ -9,15 +9,15 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { api, importDoc, MARKET_DB, newKey, psql, STACK_DIR, uniqueId, waitFor } from './lib/stack.mjs';
+import { api, MARKET_DB, newAccount, newKey, psql, STACK_DIR, uniqueId, waitFor } from './lib/stack.mjs';
 import { assertError } from './fixtures/expect.mjs';
 
 const TIMEOUT_MS = Number(process.env.MARKET_STATEMENT_TIMEOUT ?? 2000);
-const account = uniqueId('acct_to_');
+let account;
 let key;
 
 before(() => {
-  importDoc({ mode: 'test', accounts: [{ id: account }] });
+  account = newAccount('acct_to_');
   key = newKey({ account, mode: 'test', access: 'read-only' });
 });
 

@@ -23,6 +23,8 @@
 //   adminResult(args, input)          run market-admin, return {status, stdout, stderr}
 //   importDoc(doc)                    market-admin import of a JS object
 //   newKey({account, mode, access})   market-admin key create; returns the key
+//   newAccount(prefix)                imports a fresh account (prefix + a unique id, with
+//                                     an e-mail address); returns its id
 //   psql(sql)                         run SQL, return psql's unaligned tuples-only output
 //   uniqueId(prefix)                  a fresh identifier such as acct_e2e_k3j9x2a1
 //   waitFor(fn, opts)                 poll until fn() returns a truthy value
@@ -133,6 +135,13 @@ export function admin(args, input) {
 /** market-admin import of a document in the format of docs/contract.md section 9. */
 export function importDoc(doc) {
   return admin(['import', '-'], JSON.stringify(doc));
+}
+
+/** Imports a fresh account, `prefix` + a unique id, with an e-mail address; returns its id. */
+export function newAccount(prefix = 'acct_e2e_') {
+  const id = uniqueId(prefix);
+  importDoc({ mode: 'test', accounts: [{ id, email: `${id}@example.com` }] });
+  return id;
 }
 
 /** Creates an API key and returns it (market-admin prints the key alone). */
