@@ -17,7 +17,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { readFileSync } from 'node:fs';
-import { newAccount, newKey, rawRequest, BASE_URL, STACK_DIR } from './lib/stack.mjs';
+import { holdRequests, newAccount, newKey, rawRequest, BASE_URL, STACK_DIR } from './lib/stack.mjs';
 import { assertError, sleep } from './fixtures/expect.mjs';
 
 const IDLE = Number(process.env.E2E_FLOOD_CONNECTIONS ?? 8000);
@@ -134,10 +134,11 @@ test('requests in progress per address: over limit_conn the next one is a JSON 4
   // Complete headers of a POST whose body never comes: nginx counts the request from its
   // headers on, and holds it until client_body_timeout, without bothering a worker.
   const head = `POST /v1/webhooks HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`;
-  const socks = await holdMany(limit, '127.0.0.1', head);
+  const held = await holdRequests(limit, head, { localAddress: '127.0.0.1' });
   try {
     let res;
     for (let i = 0; i < 20; i++) {
+      await held.topUp();
       res = await requestFrom('127.0.0.1', '/v1/products?limit=1');
       if (res.status === 429) break;
       await sleep(100); // nginx may not have read every held request's headers yet
@@ -150,7 +151,7 @@ test('requests in progress per address: over limit_conn the next one is a JSON 4
     assert.equal(other.status, 200, `127.0.0.2 is served: ${other.text.slice(0, 200)}`);
     t.diagnostic(`${limit} requests held from 127.0.0.1: the next one 429 in ${res.ms.toFixed(1)} ms, 127.0.0.2 200 in ${other.ms.toFixed(1)} ms`);
   } finally {
-    release(socks);
+    held.release();
   }
   let again;
   for (let i = 0; i < 20; i++) {

@@ -12,11 +12,10 @@
 // user can talk to the workers behind nginx's back.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { api, importDoc, newKey, psql, uniqueId, BASE_URL, DOWNLOAD_BASE_URL, FILES_ROOT, STACK_DIR } from './lib/stack.mjs';
+import { api, holdRequests, importDoc, newKey, psql, uniqueId, BASE_URL, DOWNLOAD_BASE_URL, FILES_ROOT, STACK_DIR } from './lib/stack.mjs';
 import { sleep } from './fixtures/expect.mjs';
 
 const x = uniqueId('');
@@ -106,30 +105,21 @@ test('download tokens appear in no log: nginx access and error logs, the workers
   // level) with the request line: requests from this address held in progress up to
   // the limit, bodies that never come.
   const limit = Number(/^\s*limit_conn market_conn_per_addr (\d+);/m.exec(readFileSync(`${STACK_DIR}/nginx/market-server.conf`, 'utf8'))[1]);
-  const base = new URL(BASE_URL);
-  const held = [];
+  const head = `POST /v1/webhooks HTTP/1.1\r\nHost: ${new URL(BASE_URL).host}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n`;
+  const held = await holdRequests(limit, head);
   try {
-    for (let i = 0; i < limit; i += 256) {
-      held.push(...await Promise.all(Array.from({ length: Math.min(256, limit - i) }, () => new Promise((resolve, reject) => {
-        const s = net.connect(Number(base.port), base.hostname, () => {
-          s.write(`POST /v1/webhooks HTTP/1.1\r\nHost: ${base.host}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n`);
-          resolve(s);
-        });
-        s.on('error', () => {});
-        s.once('error', reject);
-      }))));
-    }
     // nginx counts a held connection once it has read its headers: on a busy machine that
     // takes a moment for hundreds of them (well within client_body_timeout, 10 s).
     let limited;
     for (let i = 0; i < 60; i++) {
+      await held.topUp();
       limited = await get('limited', ok.url);
       if (limited.status === 429) break;
       await sleep(100);
     }
     assert.equal(limited.status, 429, 'a download over limit_conn');
   } finally {
-    for (const s of held) s.resetAndDestroy();
+    held.release();
   }
   t.diagnostic(`answers: ${JSON.stringify(status)}`);
 

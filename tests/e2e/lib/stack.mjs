@@ -39,7 +39,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
+import net, { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -274,4 +274,47 @@ export function rawRequest(path, { key, method = 'GET', headers = {}, body, loca
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/**
+ * `n` requests held in progress at nginx from `localAddress`: connections that sent the
+ * complete headers `head` of a request whose body never comes (nginx counts such a request
+ * against limit_conn from its headers on). A connection nginx answers or closes is not
+ * held: that happens when the requests of an earlier test are still counted for a moment
+ * after their reset (nginx answers 429 to the one over the limit). topUp() replaces such
+ * connections, release() resets them all. Returns {sockets, topUp, release}.
+ */
+export async function holdRequests(n, head, { localAddress = '127.0.0.1', batch = 256 } = {}) {
+  const url = new URL(need('BASE_URL'));
+  const sockets = [];
+  const open = () => new Promise((resolve, reject) => {
+    const s = net.connect({ host: url.hostname, port: Number(url.port), localAddress }, () => {
+      s.write(head);
+      resolve(s);
+    });
+    s.answered = false;
+    s.on('data', () => { s.answered = true; });
+    s.on('close', () => { s.answered = true; });
+    s.on('error', () => {}); // ECONNRESET once nginx gives up on it
+    s.once('error', reject);
+  });
+  const release = () => {
+    for (const s of sockets) if (!s.destroyed) s.resetAndDestroy();
+    sockets.length = 0;
+  };
+  const topUp = async () => {
+    for (let i = sockets.length - 1; i >= 0; i--) {
+      if (sockets[i].answered) sockets.splice(i, 1)[0].destroy();
+    }
+    while (sockets.length < n) {
+      sockets.push(...await Promise.all(Array.from({ length: Math.min(batch, n - sockets.length) }, open)));
+    }
+  };
+  try {
+    await topUp();
+  } catch (err) {
+    release();
+    throw err;
+  }
+  return { sockets, topUp, release };
 }
