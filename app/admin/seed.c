@@ -11,7 +11,8 @@
  *      before and rebuilt after (seed_indexes.c).
  *   3. orders, their items and downloads, which reference products of every slice. One
  *      transaction.
- *   4. VACUUM (ANALYZE), outside any transaction (--no-vacuum: ANALYZE only).
+ *   4. VACUUM (ANALYZE), outside any transaction (--no-vacuum: ANALYZE only); then the
+ *      copy of the search statistics relevance reads, brought up to date.
  * Everything but the shared rows goes straight into its table with COPY (constraints,
  * foreign keys and triggers all stay in force). */
 #include <stdio.h>
@@ -304,6 +305,9 @@ static void tidy_up(db *c, const seed_plan *plan)
     char sql[128]; /* constants only */
     snprintf(sql, sizeof sql, "%s %s", plan->vacuum ? "VACUUM (ANALYZE)" : "ANALYZE", tables);
     sql_do(c, "seed", sql, 0, NULL);
+    /* The copy of the statistics relevance reads (009_graded_relevance.sql), from the
+     * new ones, before the first search has to. */
+    PQclear(sql_run(c, "seed", "SELECT market_word_stats_fresh()", 0, NULL));
 }
 
 typedef struct {

@@ -50,27 +50,9 @@ static const struct {
     {"p.price::text", "(p.price, p.id) < (", "numeric", "p.price DESC, p.id DESC"},
 };
 
-/* Relevance has two ranks: 1 when the title alone matches q, 0 when only title and
- * description together do; ties go by id, descending. Each rank is a stream of ids in id
- * order, found in the cheapest of three ways for this q (see search_rank below):
- *   probe   the next PROBE rows of the (mode, id) index, each checked against q;
- *   window  the same over the next WINDOW rows, when the probe found some matches but
- *           too few, and their density promises at least half a page in the window;
- *   index   the GIN index, when matches are rare (the probe found too few to promise a
- *           page), or when the window came up short after all.
- * So a common word costs a short walk of the index, a rare one a look-up of its few
- * matches, and no search costs the whole set of its matches. WINDOW is
- * MARKET_SEARCH_WINDOW rows for rank 1 without other filters, which reads the index
- * alone (an index-only scan), and two fifths of that where rows are read from the table;
- * PROBE is a tenth of WINDOW. */
-#define PROBE_SHARE 10
-
 /* Reading a GIN index for q is cheap when it costs at most this many index entries per row
  * of the walk it replaces (see add_index_cheap). */
 #define POSTINGS_PER_ROW 4
-
-/* A cursor's rank: "1" or "0", as written by render below. */
-enum rank_cursor { RANK_FIRST_PAGE, RANK_IN_TITLE, RANK_IN_TEXT };
 
 typedef struct {
     const char *category, *q, *seller, *min_price, *max_price, *cursor_text;
@@ -80,7 +62,7 @@ typedef struct {
     const char *context; /* what the cursor is bound to */
 } list_input;
 
-static db_stmt shapes[64 * SORT_COUNT * 3];
+static db_stmt shapes[64 * SORT_RELEVANCE];
 
 /* The filters other than q, on table alias a; parameters numbered from *n. */
 static void add_filters(buf *sql, int filters, const char *a, int first_param)
@@ -96,39 +78,24 @@ static void add_filters(buf *sql, int filters, const char *a, int first_param)
         buf_printf(sql, " AND %s.price <= $%d::numeric", a, n++);
 }
 
-/* The CTEs every search statement starts with, after "WITH ": q (the query, $3), and for
- * each GIN-indexed column the estimate of what reading its index for q costs.
+/* The CTEs a search statement starts with, after "WITH ": q (the query, $3), and the
+ * estimate of what reading the GIN index of title and description for q costs.
  *   q.tsq    the query;
  *   q.tree   the part of it an index can answer ('T' when none: "-word" alone);
  *   q.loose  that part with its phrases loosened to AND ("a <-> b" to "a & b"), which the
  *            GIN index answers exactly, without reading the table to recheck a phrase;
- *   est_COLUMN.postings  how many entries the column's GIN index would read for loose,
- *            from the planner's statistics of the column (its most common lexemes and
- *            their frequencies; a lexeme not among them counts 0, being rarer than all of
- *            them): the rarest of an AND's words or the sum of an OR's, plus every
- *            excluded word; NULL when the index cannot answer q at all. */
+ *   est_search.postings  how many entries the index would read for loose, from the
+ *            statistics of the column (market_query_cost, 009_graded_relevance.sql:
+ *            the rarest word of each AND, summed over an OR's branches); infinite when
+ *            the index cannot answer q at all. */
 static void add_query_ctes(buf *sql)
 {
     buf_puts(sql, "q AS MATERIALIZED (SELECT t.tsq, t.tree, CASE WHEN t.tree = 'T' THEN NULL"
                   " ELSE regexp_replace(t.tree, ' <(-|[0-9]+)> ', ' & ', 'g')::tsquery END AS loose"
                   " FROM (SELECT s.tsq, querytree(s.tsq) AS tree FROM (SELECT"
-                  " websearch_to_tsquery('english', $3) AS tsq) s) t),");
-    static const char *const columns[] = {"search", "title_search"};
-    for (size_t i = 0; i < sizeof columns / sizeof columns[0]; i++)
-        buf_printf(sql,
-                   " est_%s AS MATERIALIZED (SELECT CASE WHEN q.tree = 'T' THEN NULL ELSE (SELECT"
-                   " CASE WHEN strpos(q.tree, '|') > 0"
-                   " THEN coalesce(sum(l.f) FILTER (WHERE NOT l.neg), 0)"
-                   " ELSE coalesce(min(l.f) FILTER (WHERE NOT l.neg), 0) END"
-                   " + coalesce(sum(l.f) FILTER (WHERE l.neg), 0) FROM (SELECT m[1] = '!' AS neg,"
-                   " coalesce(s.most_common_elem_freqs[array_position("
-                   "s.most_common_elems::text::text[], replace(m[2], '''''', ''''))], 0)"
-                   " * c.reltuples AS f"
-                   " FROM regexp_matches(q.tree, '(!?)''((?:[^'']|'''')*)''', 'g') m, pg_class c"
-                   " LEFT JOIN pg_stats s ON s.schemaname = current_schema()"
-                   " AND s.tablename = 'products' AND s.attname = '%s'"
-                   " WHERE c.oid = 'products'::regclass) l) END AS postings FROM q),",
-                   columns[i], columns[i]);
+                  " websearch_to_tsquery('english', $3) AS tsq) s) t),"
+                  " est_search AS MATERIALIZED (SELECT c.entries AS postings"
+                  " FROM q, market_query_cost(q.tree, 'search', false) c),");
 }
 
 /* A condition: reading the GIN index of column for q is cheap, so that all its matches
@@ -144,153 +111,22 @@ static void add_index_cheap(buf *sql, const char *column, long rows)
                column, POSTINGS_PER_ROW * rows, column, rows, rows);
 }
 
-/* What a match of the rank is: rank 1 the title matches q, rank 0 only title and
- * description together do. */
-static void add_match(buf *sql, int rank, const char *a)
-{
-    if (rank == 1)
-        buf_printf(sql, "%s.title_search @@ (SELECT tsq FROM q)", a);
-    else
-        buf_printf(
-            sql, "%s.search @@ (SELECT tsq FROM q) AND NOT %s.title_search @@ (SELECT tsq FROM q)",
-            a, a);
-}
+/* Relevance (contract section 6): a match's rank is the number of distinct words of q its
+ * title holds (0: a match by its description alone); higher rank first, then id
+ * descending. One statement for every filter: market_relevance_page
+ * (sql/migrations/009_graded_relevance.sql) finds the page's ids, each in the cheapest way
+ * that keeps the order exact and the cost bounded by the page, and answers a boundary row
+ * last when the page ends at a walk's window. Parameters: $1 mode, $2 limit + 1, $3 q,
+ * $4 category, $5 seller, $6 min_price, $7 max_price (each NULL when not given), $8 and $9
+ * the cursor's rank and id (NULL on a first page), $10 MARKET_SEARCH_WINDOW. */
+#define RELEVANCE_PARAMS 10
 
-/* The next `rows` published rows of the mode in id order, after the cursor id if any. */
-static void add_scan(buf *sql, const char *columns, const char *after, long rows)
-{
-    buf_printf(sql,
-               "(SELECT %s FROM products p WHERE p.mode = $1 AND p.status = 'published'%s"
-               " ORDER BY p.id DESC LIMIT %ld)",
-               columns, after, rows);
-}
-
-/* The matches among the next `rows` rows: at most a page (LIMIT $2), so the scan stops
- * as soon as it has found a page. */
-static void add_hits(buf *sql, int rank, int filters, const char *after, long rows)
-{
-    bool plain = (filters & ~(F_Q | F_CURSOR)) == 0;
-    /* Only the columns needed, so that rank 1 without filters reads the index alone. */
-    const char *columns = rank == 1
-                              ? (plain ? "p.id, p.title_search"
-                                       : "p.id, p.title_search, p.category, p.seller_id, p.price")
-                              : (plain ? "p.id, p.search, p.title_search"
-                                       : "p.id, p.search, p.title_search, p.category,"
-                                         " p.seller_id, p.price");
-    buf_puts(sql, "SELECT w.id FROM ");
-    add_scan(sql, columns, after, rows);
-    buf_puts(sql, " w WHERE ");
-    add_match(sql, rank, "w");
-    add_filters(sql, filters, "w", 4);
-    buf_puts(sql, " LIMIT $2");
-}
-
-/* "the scan of `rows` rows reached the end of the mode's rows" */
-static void add_short(buf *sql, const char *after, long rows)
-{
-    buf_puts(sql, "(SELECT count(*) FROM ");
-    add_scan(sql, "1", after, rows);
-    buf_printf(sql, " x) < %ld", rows);
-}
-
-/* One rank's stream as the CTEs rN_probe, rN_window, rN_cheap, rN_way, rN_bound and rN
- * (ids, in order). rN_way picks the way: 1 probe, 2 window, 3 index, or 4 when the
- * window came up short and the index is not cheap: then rN holds the window's matches and
- * the page ends at the window's last row (rN_bound), where the next page goes on.
- * PostgreSQL evaluates a CASE's branches in order and a CTE only when read, so only what
- * is needed runs. */
-static void search_rank(buf *sql, long window_rows, int rank, int filters, bool after_cursor,
-                        int cursor_param)
-{
-    bool plain = (filters & ~(F_Q | F_CURSOR)) == 0;
-    long window = rank == 1 && plain ? window_rows : (window_rows * 2 + 4) / 5;
-    long probe = (window + PROBE_SHARE - 1) / PROBE_SHARE;
-    char after[32] = "";
-    if (after_cursor)
-        snprintf(after, sizeof after, " AND p.id < $%d", cursor_param);
-
-    buf_printf(sql, " r%d_probe AS MATERIALIZED (", rank);
-    add_hits(sql, rank, filters, after, probe);
-    buf_printf(sql, "), r%d_window AS MATERIALIZED (", rank);
-    add_hits(sql, rank, filters, after, window);
-    buf_printf(sql, "), r%d_cheap AS MATERIALIZED (SELECT ", rank);
-    add_index_cheap(sql, rank == 1 ? "title_search" : "search", (window_rows * 2 + 4) / 5);
-    buf_printf(sql,
-               " AS ok), r%d_way AS MATERIALIZED (SELECT CASE"
-               " WHEN (SELECT count(*) FROM r%d_probe) >= $2 THEN 1 WHEN ",
-               rank, rank);
-    add_short(sql, after, probe);
-    /* The window is tried when it promises at least half a page: below that, matches
-     * are rare enough (under about one in a thousand rows) that the index costs less
-     * than a long walk that may come up short anyway, if the index is cheap. */
-    buf_printf(sql,
-               " THEN 1 WHEN (SELECT count(*) FROM r%d_probe) * %d < $2"
-               " AND (SELECT ok FROM r%d_cheap) THEN 3"
-               " WHEN (SELECT count(*) FROM r%d_window) >= $2 THEN 2 WHEN ",
-               rank, 2 * PROBE_SHARE, rank, rank);
-    add_short(sql, after, window);
-    buf_printf(sql,
-               " THEN 2 WHEN (SELECT ok FROM r%d_cheap) THEN 3 ELSE 4 END AS way),"
-               " r%d_bound AS MATERIALIZED (SELECT min(x.id) AS id FROM ",
-               rank, rank);
-    add_scan(sql, "p.id", after, window);
-    buf_printf(sql,
-               " x), r%d AS ((SELECT id FROM r%d_probe WHERE (SELECT way FROM r%d_way) = 1)"
-               " UNION ALL (SELECT id FROM r%d_window WHERE (SELECT way FROM r%d_way) IN (2, 4))"
-               " UNION ALL (SELECT g.id FROM (SELECT p.id FROM products p"
-               " WHERE p.mode = $1 AND p.status = 'published'%s AND ",
-               rank, rank, rank, rank, rank, after);
-    add_match(sql, rank, "p");
-    add_filters(sql, filters, "p", 4);
-    /* OFFSET 0 keeps the planner from reading this in id order: that is the other ways'
-     * walk, and too slow here, where matches are rare. */
-    buf_printf(sql,
-               " OFFSET 0) g WHERE (SELECT way FROM r%d_way) = 3 ORDER BY g.id DESC LIMIT $2))",
-               rank);
-}
-
-/* The relevance statement: parameters $1 mode, $2 limit + 1, $3 q, the other filters,
- * then the cursor id. Rank 1 comes first; rank 0 is read only when rank 1 runs out, and
- * not at all when rank 1's page ends at its window (way 4). Then a boundary row when the
- * page ends at a window (see bounded_search_sql). */
-static void relevance_sql(buf *sql, long window, int filters, enum rank_cursor from)
-{
-    int cursor_param = 4 + !!(filters & F_CATEGORY) + !!(filters & F_SELLER) + !!(filters & F_MIN) +
-                       !!(filters & F_MAX);
-    bool title_rank = from != RANK_IN_TEXT;
-    buf_puts(sql, "WITH ");
-    add_query_ctes(sql);
-    if (title_rank) {
-        search_rank(sql, window, 1, filters, from == RANK_IN_TITLE, cursor_param);
-        buf_putc(sql, ',');
-    }
-    search_rank(sql, window, 0, filters, from == RANK_IN_TEXT, cursor_param);
-    /* The page: rank 1's ids, then rank 0's, a page in all (the LIMIT stops the append
-     * before rank 0 when rank 1 filled the page). */
-    buf_puts(sql, ", page AS MATERIALIZED (SELECT * FROM (");
-    if (title_rank)
-        buf_puts(sql, "(SELECT id, 1 AS rank FROM r1 ORDER BY id DESC LIMIT $2) UNION ALL ");
-    buf_puts(sql, "(SELECT id, 0 AS rank FROM r0");
-    if (title_rank)
-        buf_puts(sql, " WHERE (SELECT way FROM r1_way) <> 4");
-    buf_puts(sql, " ORDER BY id DESC LIMIT $2)) b LIMIT $2),"
-                  " bound AS MATERIALIZED (SELECT CASE WHEN (SELECT count(*) FROM page) >= $2"
-                  " THEN NULL");
-    if (title_rank)
-        buf_puts(sql, " WHEN (SELECT way FROM r1_way) = 4 THEN 1");
-    buf_puts(sql, " WHEN (SELECT way FROM r0_way) = 4 THEN 0 END AS rank)");
-    /* Then the rows of those ids, and the boundary's. */
-    buf_puts(sql, " (SELECT " PRODUCT_ITEM_COLUMNS ", u.rank::text, false FROM page u"
-                  " JOIN products p ON p.id = u.id ORDER BY u.rank DESC, u.id DESC)"
-                  " UNION ALL (SELECT " PRODUCT_ITEM_COLUMNS ", b.rank::text, true FROM bound b"
-                  " JOIN products p ON p.id = ");
-    if (title_rank)
-        buf_puts(sql, "CASE b.rank WHEN 1 THEN (SELECT id FROM r1_bound)"
-                      " ELSE (SELECT id FROM r0_bound) END");
-    else
-        buf_puts(sql, "(SELECT id FROM r0_bound)");
-    buf_puts(sql, " WHERE b.rank IS NOT NULL)");
-}
+DB_STMT(products_list_relevance,
+        "SELECT " PRODUCT_ITEM_COLUMNS ", s.match_rank::text, s.is_boundary"
+        " FROM market_relevance_page($1, $2::int, $3, $4, $5, $6::numeric, $7::numeric,"
+        " $8::int, $9, $10::int) WITH ORDINALITY s(match_id, match_rank, is_boundary, i)"
+        " JOIN products p ON p.id = s.match_id ORDER BY s.i",
+        RELEVANCE_PARAMS);
 
 /* A search in another sort than relevance (newest, price_asc, price_desc): the matches in
  * that order, found without reading more than a bounded number of rows whatever q
@@ -393,23 +229,20 @@ static void bounded_search_sql(buf *sql, long walk_rows, int filters, enum sort 
                sorts[sort].key, walk_reversed[sort]);
 }
 
-/* The statement of one shape. Parameter order: $1 mode, $2 limit + 1, then each present
- * filter in the order q, category, seller, min, max, then the cursor key and id (for
- * relevance the cursor id only: its rank is part of the shape). Every statement answers
- * the item's columns, the sort key, and a column that is true on a boundary row only. */
-static db_stmt *shape_statement(long window, int filters, enum sort sort, enum rank_cursor from)
+/* The statement of one shape of the other sorts. Parameter order: $1 mode, $2 limit + 1,
+ * then each present filter in the order q, category, seller, min, max, then the cursor key
+ * and id. Every statement answers the item's columns, the sort key, and a column that is
+ * true on a boundary row only. */
+static db_stmt *shape_statement(long window, int filters, enum sort sort)
 {
-    db_stmt *s = &shapes[(filters * SORT_COUNT + sort) * 3 + from];
+    db_stmt *s = &shapes[filters * SORT_RELEVANCE + sort];
     if (s->sql != NULL)
         return s;
     buf sql;
     buf_init(&sql, 2048);
     int n = 2 + !!(filters & F_Q) + !!(filters & F_CATEGORY) + !!(filters & F_SELLER) +
             !!(filters & F_MIN) + !!(filters & F_MAX);
-    if (sort == SORT_RELEVANCE) {
-        relevance_sql(&sql, window, filters, from);
-        n += !!(filters & F_CURSOR);
-    } else if (filters & F_Q) {
+    if (filters & F_Q) {
         bounded_search_sql(&sql, (window * 2 + 4) / 5, filters, sort);
         n += 2 * !!(filters & F_CURSOR);
     } else {
@@ -425,7 +258,7 @@ static db_stmt *shape_statement(long window, int filters, enum sort sort, enum r
     }
 
     char *name = xmalloc(40);
-    snprintf(name, 40, "products_list_%d_%d_%d", filters, (int)sort, (int)from);
+    snprintf(name, 40, "products_list_%d_%d", filters, (int)sort);
     s->name = name;
     s->sql = sql.data; /* kept for the life of the process, like the statement */
     s->nparams = n;
@@ -479,21 +312,29 @@ static const char *build_context(request *r, const list_input *in)
     return context;
 }
 
-/* A relevance cursor holds the rank of its row, "1" or "0"; anything else was not made
- * here (a MAC'd cursor cannot be forged, but one from an older ranking could be kept). */
-static bool relevance_from(request *r, const list_input *in, enum rank_cursor *from)
+/* A relevance cursor holds the rank of its row: a number of words of q, written by
+ * render below; anything else was not made here (a MAC'd cursor cannot be forged, but one
+ * from an older ranking could be kept). */
+static bool relevance_cursor_valid(const list_input *in)
 {
-    *from = RANK_FIRST_PAGE;
-    if (in->sort != SORT_RELEVANCE || in->cursor_text == NULL)
-        return true;
-    if (strcmp(in->cursor[0], "1") == 0)
-        *from = RANK_IN_TITLE;
-    else if (strcmp(in->cursor[0], "0") == 0)
-        *from = RANK_IN_TEXT;
-    else
-        return respond_invalid(r, "cursor_invalid", "cursor",
-                               "cursor is not a next_cursor of this list with these filters");
-    return true;
+    const char *rank = in->cursor[0];
+    size_t len = strspn(rank, "0123456789");
+    return len >= 1 && len <= 3 && rank[len] == '\0';
+}
+
+/* The relevance statement's parameters (see products_list_relevance). */
+static void relevance_params(request *r, const list_input *in, const char **params)
+{
+    params[0] = r->caller.mode;
+    params[1] = arena_printf(r->arena, "%d", in->limit + 1);
+    params[2] = in->q;
+    params[3] = in->category;
+    params[4] = in->seller;
+    params[5] = in->min_price;
+    params[6] = in->max_price;
+    params[7] = in->cursor_text != NULL ? in->cursor[0] : NULL;
+    params[8] = in->cursor_text != NULL ? in->cursor[1] : NULL;
+    params[9] = arena_printf(r->arena, "%ld", r->w->cfg.search_window);
 }
 
 bool products_list_plan(request *r, catalogue_read *read)
@@ -504,16 +345,21 @@ bool products_list_plan(request *r, catalogue_read *read)
     if (!parse_input(r, in))
         return false;
     in->context = build_context(r, in);
-    enum rank_cursor from;
-    if (!paging_cursor(r, in->context, in->cursor_text, in->cursor, 2) ||
-        !relevance_from(r, in, &from))
+    if (!paging_cursor(r, in->context, in->cursor_text, in->cursor, 2))
         return false;
+    if (in->sort == SORT_RELEVANCE) {
+        if (in->cursor_text != NULL && !relevance_cursor_valid(in))
+            return respond_invalid(r, "cursor_invalid", "cursor",
+                                   "cursor is not a next_cursor of this list with these filters");
+        relevance_params(r, in, read->params);
+        read->stmt = &products_list_relevance;
+        return true;
+    }
 
-    char *limit_plus_one = arena_printf(r->arena, "%d", in->limit + 1);
     const char **params = read->params;
     int n = 0, filters = 0;
     params[n++] = r->caller.mode;
-    params[n++] = limit_plus_one;
+    params[n++] = arena_printf(r->arena, "%d", in->limit + 1);
     const char *optional[] = {in->q, in->category, in->seller, in->min_price, in->max_price};
     const int flags[] = {F_Q, F_CATEGORY, F_SELLER, F_MIN, F_MAX};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
@@ -524,11 +370,10 @@ bool products_list_plan(request *r, catalogue_read *read)
     }
     if (in->cursor_text != NULL) {
         filters |= F_CURSOR;
-        if (in->sort != SORT_RELEVANCE) /* a relevance cursor's rank is in the shape */
-            params[n++] = in->cursor[0];
+        params[n++] = in->cursor[0];
         params[n++] = in->cursor[1];
     }
-    read->stmt = shape_statement(r->w->cfg.search_window, filters, in->sort, from);
+    read->stmt = shape_statement(r->w->cfg.search_window, filters, in->sort);
     return true;
 }
 

@@ -6,7 +6,7 @@
 // index, and the page that ends at the walk's last row).
 import { test, before, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { api, importDoc, newKey, uniqueId } from './lib/stack.mjs';
+import { api, importDoc, newKey, psql, uniqueId } from './lib/stack.mjs';
 import { assertList } from './fixtures/expect.mjs';
 
 const run = uniqueId('');
@@ -19,14 +19,18 @@ let key;
 // 240 products, one an hour, prices cycling. Words: "quartz" in every third title (dense);
 // "zircon" only in the 60 oldest (sparse where a newest walk starts, dense at its end);
 // "onyx basalt" as a phrase in 3 descriptions, the two words apart in 60 more (a phrase
-// whose words are common and whose matches are rare).
+// whose words are common and whose matches are rare); "garnet" in every fourth title from
+// the second and every ninth description, so that relevance has titles with two words of
+// q, with one, and with none.
 const products = [];
 for (let i = 0; i < 240; i++) {
   const words = [];
   if (i % 3 === 0) words.push('quartz');
   if (i < 60) words.push('zircon');
+  if (i % 4 === 1) words.push('garnet');
   const description =
-    i % 80 === 7 ? 'carved onyx basalt' : i % 4 === 1 ? 'onyx and some basalt' : 'plain goods';
+    (i % 80 === 7 ? 'carved onyx basalt' : i % 4 === 1 ? 'onyx and some basalt' : 'plain goods') +
+    (i % 9 === 3 ? ' with garnet dust' : '');
   products.push({
     id: `prod_b${run}_${String(i).padStart(3, '0')}`,
     seller: i % 5 === 0 ? seller2 : seller,
@@ -81,22 +85,37 @@ async function walk(first, limit) {
   }
 }
 
-// match: the product matches q; inTitle: its title alone does (relevance rank 1).
+// match: the product matches q; rank: its relevance rank, the number of distinct words of
+// q its title holds (contract section 6; an excluded word is none of them).
+const words = (p, ...ws) => ws.filter((w) => p.title.includes(w)).length;
+const inText = (p, w) => p.title.includes(w) || p.description.includes(w);
 const cases = [
-  { q: 'quartz', match: (p) => p.title.includes('quartz'), inTitle: () => true },
-  { q: 'zircon', match: (p) => p.title.includes('zircon'), inTitle: () => true },
-  { q: '"onyx basalt"', match: (p) => p.description.includes('onyx basalt'), inTitle: () => false },
-  { q: 'zircon -quartz', match: (p) => p.title.includes('zircon') && !p.title.includes('quartz'), inTitle: () => true },
-  { q: '-quartz', match: (p) => !p.title.includes('quartz'), inTitle: () => true },
-  { q: 'stone -zircon', match: (p) => !p.title.includes('zircon'), inTitle: () => true },
-  { q: 'nothingmatchesthis', match: () => false, inTitle: () => false },
+  { q: 'quartz', match: (p) => p.title.includes('quartz'), rank: () => 1 },
+  { q: 'zircon', match: (p) => p.title.includes('zircon'), rank: () => 1 },
+  { q: '"onyx basalt"', match: (p) => p.description.includes('onyx basalt'), rank: () => 0 },
+  { q: 'zircon -quartz', match: (p) => p.title.includes('zircon') && !p.title.includes('quartz'), rank: () => 1 },
+  { q: '-quartz', match: (p) => !p.title.includes('quartz'), rank: () => 0 },
+  { q: 'stone -zircon', match: (p) => !p.title.includes('zircon'), rank: () => 1 },
+  { q: 'nothingmatchesthis', match: () => false, rank: () => 0 },
+  // Graded: two, one or no word of q in the title.
+  { q: 'garnet', match: (p) => inText(p, 'garnet'), rank: (p) => words(p, 'garnet') },
+  {
+    q: 'quartz garnet',
+    match: (p) => p.title.includes('quartz') && inText(p, 'garnet'),
+    rank: (p) => words(p, 'quartz', 'garnet'),
+  },
+  { q: 'garnet dust', match: (p) => p.description.includes('garnet dust'), rank: (p) => words(p, 'garnet') },
+  {
+    q: 'quartz or garnet or basalt',
+    match: (p) => p.title.includes('quartz') || inText(p, 'garnet') || p.description.includes('basalt'),
+    rank: (p) => words(p, 'quartz', 'garnet'),
+  },
 ];
 
 for (const sort of [...Object.keys(SORTS), 'relevance']) {
-  for (const { q, match, inTitle } of cases) {
+  for (const { q, match, rank } of cases) {
     test(`q=${q} sort=${sort}: every match once, in order, whatever the page sizes`, async () => {
-      // relevance: title matches first, then the others, each by id descending.
-      const rank = (p) => (inTitle(p) ? 1 : 0);
+      // relevance: the most words of q in the title first, each rank by id descending.
       const order = SORTS[sort] ?? ((a, b) => rank(b) - rank(a) || -byId(a, b));
       const expected = products
         .filter((p) => p.status === 'published' && match(p))
@@ -153,4 +172,19 @@ test('filters the walk does not read (seller with category, price range in newes
     priced.flatMap((p) => p.data.map((i) => i.id)),
     products.filter((p) => expected.includes(p.id)).sort(SORTS.price_desc).map((p) => p.id),
   );
+});
+
+test('relevance reads a copy of the planner statistics, taken again after each ANALYZE', async () => {
+  // market_word_stats_fresh (009_graded_relevance.sql): a search that finds the copy older
+  // than the last ANALYZE of products takes it again (on the primary, in its own
+  // implicit transaction), so its estimates follow the catalogue.
+  psql('ANALYZE products');
+  const analyzed = psql(`SELECT market_products_analyzed_at()`);
+  assert.notEqual(analyzed, '');
+  const stale = `SELECT coalesce((SELECT analyzed_at FROM search_word_stats_state) < '${analyzed}', true)`;
+  assert.equal(psql(stale), 't', 'the copy is older than this ANALYZE');
+  assertList(await api(`/v1/products?category=${category}&q=quartz+garnet&limit=13`, { key }));
+  assert.equal(psql(stale), 'f', 'the search took the copy again');
+  const words = psql(`SELECT count(*) FROM search_word_stats WHERE col = 'title_search' AND word IN ('quartz', 'stone')`);
+  assert.equal(words, '2', 'the most common title words are in the copy');
 });
