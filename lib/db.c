@@ -936,6 +936,13 @@ void db_set_session(db *d, const char *sql)
     d->session_sql = xstrdup(sql);
 }
 
+void db_copy_session(db *to, const db *from)
+{
+    memcpy(to->statement_timeout, from->statement_timeout, sizeof to->statement_timeout);
+    if (from->session_sql != NULL)
+        db_set_session(to, from->session_sql);
+}
+
 void db_watch(db *d, int fd)
 {
     d->watch_fd = fd;

@@ -60,6 +60,8 @@ bool db_notified(db *d);
 /* SQL run on every new connection after the common settings (UTC, ISO dates, warnings
  * only, no parallel workers), such as a program's own SET commands. */
 void db_set_session(db *d, const char *sql);
+/* `to` gets the statement timeout and session settings of `from`, for its next session. */
+void db_copy_session(db *to, const db *from);
 
 /* Bounds every statement of every session this db opens to ms milliseconds
  * (statement_timeout), and a transaction left idle to as long

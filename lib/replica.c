@@ -83,6 +83,7 @@ replica *replica_open(const char *conninfo, const char *application_name, long m
 {
     replica *rp = xcalloc(1, sizeof *rp);
     rp->conn = db_open(conninfo, application_name);
+    db_copy_session(rp->conn, primary); /* the same statement timeout and settings */
     rp->primary = primary;
     rp->max_lag_ms = max_lag_seconds * 1000LL;
     rp->state = REPLICA_DOWN;

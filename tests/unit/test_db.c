@@ -441,6 +441,25 @@ START_TEST(pg_a_statement_past_the_timeout_fails_with_its_sqlstate)
 }
 END_TEST
 
+/* A connection set up like another (the replica reader's, like the primary's) gets its
+ * statement timeout and its session settings. */
+START_TEST(pg_a_copied_session_has_the_same_timeout_and_settings)
+{
+    db *primary = db_open(unit_database(), "market-unit-primary");
+    db_set_statement_timeout(primary, 250);
+    db_set_session(primary, "SET plan_cache_mode = force_generic_plan");
+    db *copy = db_open(unit_database(), "market-unit-copy");
+    db_copy_session(copy, primary);
+    char value[32];
+    scalar(copy, "SELECT current_setting('statement_timeout')", NULL, value, sizeof value);
+    ck_assert_str_eq(value, "250ms");
+    scalar(copy, "SELECT current_setting('plan_cache_mode')", NULL, value, sizeof value);
+    ck_assert_str_eq(value, "force_generic_plan");
+    db_close(copy);
+    db_close(primary);
+}
+END_TEST
+
 Suite *db_suite(void)
 {
     Suite *s = suite_create("db");
@@ -466,6 +485,7 @@ Suite *db_suite(void)
         tcase_add_test(pc, pg_without_a_write_target_the_list_is_tried_in_order);
         tcase_add_test(pc, pg_a_pipeline_of_many_with_a_statement_that_cannot_be_prepared);
         tcase_add_test(pc, pg_a_statement_past_the_timeout_fails_with_its_sqlstate);
+        tcase_add_test(pc, pg_a_copied_session_has_the_same_timeout_and_settings);
         suite_add_tcase(s, pc);
     }
     return s;
