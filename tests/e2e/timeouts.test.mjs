@@ -60,6 +60,19 @@ test('a statement past MARKET_STATEMENT_TIMEOUT is cancelled: 503 with Retry-Aft
 const waitingOnLock = () => psql(
   "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'market-api' AND wait_event_type = 'Lock'");
 
+/** waitFor, and when it times out, what every session of the stack was doing. */
+async function waitForSessions(fn, opts) {
+  try {
+    await waitFor(fn, opts);
+  } catch (err) {
+    const sessions = psql(`SELECT application_name || ' ' || state || ' ' || coalesce(wait_event_type, '-') || '/' ||
+      coalesce(wait_event, '-') || ' ' || left(regexp_replace(query, '\\s+', ' ', 'g'), 100)
+      FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`);
+    err.message += `; sessions:\n${sessions}`;
+    throw err;
+  }
+}
+
 test('a client that goes away has its statement cancelled at once, not at the timeout', async () => {
   let lockReleased = false;
   const released = lockProducts(TIMEOUT_MS * 2 + 2000).then(() => {
@@ -67,11 +80,11 @@ test('a client that goes away has its statement cancelled at once, not at the ti
   });
   const gone = new AbortController();
   const request = api(`/v1/products?category=${uniqueId('gone-')}`, { key, signal: gone.signal }).catch((e) => e);
-  await waitFor(() => waitingOnLock() === '1', { message: 'the statement waits on the lock' });
+  await waitForSessions(() => waitingOnLock() === '1', { message: 'the statement waits on the lock' });
   gone.abort();
   assert.equal((await request).name, 'AbortError');
   // nginx closes the worker's connection; the worker cancels its statement at once.
-  await waitFor(() => waitingOnLock() === '0', { message: 'the statement is cancelled', timeout: TIMEOUT_MS + 5000 });
+  await waitForSessions(() => waitingOnLock() === '0', { message: 'the statement is cancelled', timeout: TIMEOUT_MS + 5000 });
   assert.ok(!lockReleased, 'cancelled while the lock was still held, not by the timeout');
   // Workers write their log lines in batches: the line comes within a second or so.
   await waitFor(() => /statement products_list_\S+ cancelled: the client went away/.test(readFileSync(`${STACK_DIR}/log/api.log`, 'utf8')),
