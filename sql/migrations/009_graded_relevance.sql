@@ -218,7 +218,9 @@ BEGIN
         END IF;
     END IF;
 
-    -- 2. and 3. Rank by rank, from the highest (or the cursor's).
+    -- 2. and 3. Rank by rank, from the highest (or the cursor's). The read of the
+    -- titles' candidates below is the statement of 1. with the other GIN index: an index
+    -- cannot be chosen by a parameter in a plan made once, so each has its own.
     v_rank := least(coalesce(p_rank, v_n), v_n);
     <<ranks>>
     WHILE v_need > 0 AND v_rank >= 0 LOOP
