@@ -98,17 +98,17 @@ static void add_query_ctes(buf *sql)
                   " FROM q, market_query_cost(q.tree, 'search', false) c),");
 }
 
-/* A condition: reading the GIN index of column for q is cheap, so that all its matches
- * may be read and sorted: the statistics promise at most POSTINGS_PER_ROW * rows index
- * entries, and the index holds fewer than `rows` candidates (counted by reading at most
- * `rows` of them). */
-static void add_index_cheap(buf *sql, const char *column, long rows)
+/* A condition: reading the GIN index of title and description for q is cheap, so that
+ * all its matches may be read and sorted: the statistics promise at most POSTINGS_PER_ROW *
+ * rows index entries, and the index holds fewer than `rows` candidates (counted by reading
+ * at most `rows` of them). */
+static void add_index_cheap(buf *sql, long rows)
 {
     buf_printf(sql,
-               "((SELECT postings FROM est_%s) <= %ld AND (SELECT count(*) FROM"
+               "((SELECT postings FROM est_search) <= %ld AND (SELECT count(*) FROM"
                " (SELECT 1 FROM products c WHERE c.status = 'published'"
-               " AND c.%s @@ (SELECT loose FROM q) LIMIT %ld) x) < %ld)",
-               column, POSTINGS_PER_ROW * rows, column, rows, rows);
+               " AND c.search @@ (SELECT loose FROM q) LIMIT %ld) x) < %ld)",
+               POSTINGS_PER_ROW * rows, rows, rows);
 }
 
 /* Relevance (contract section 6): a match's rank is the number of distinct words of q its
@@ -208,7 +208,7 @@ static void bounded_search_sql(buf *sql, long walk_rows, int filters, enum sort 
                " WHEN (SELECT count(*) FROM hits) >= $2 OR (SELECT count(*) FROM walk) < %ld"
                " THEN 1 WHEN ",
                walk_rows);
-    add_index_cheap(sql, "search", walk_rows);
+    add_index_cheap(sql, walk_rows);
     buf_puts(sql, " THEN 2 ELSE 3 END AS way),");
     /* The index way: every match after the cursor, then sorted. OFFSET 0 keeps the
      * planner from reading them in the sort's order, which is the walk, too slow here. */
