@@ -70,9 +70,11 @@ $$;
 -- pool reading from standbys gets a fresh copy too.
 CREATE FUNCTION market_word_stats_fresh() RETURNS boolean
 LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    analyzed timestamptz := market_products_analyzed_at();
 BEGIN
-    IF coalesce(market_products_analyzed_at() <= (SELECT s.analyzed_at FROM search_word_stats_state s), false)
-       OR market_products_analyzed_at() IS NULL AND EXISTS (SELECT 1 FROM search_word_stats_state) THEN
+    IF coalesce(analyzed <= (SELECT s.analyzed_at FROM search_word_stats_state s), false)
+       OR analyzed IS NULL AND EXISTS (SELECT 1 FROM search_word_stats_state) THEN
         RETURN true;
     END IF;
     IF pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on'
@@ -151,7 +153,7 @@ DECLARE
     -- half a window of them, reading at most this many index entries per window row.
     c_entries_per_row CONSTANT int := 16;
     v_tsq tsquery := websearch_to_tsquery('english', p_q);
-    v_tree text := querytree(websearch_to_tsquery('english', p_q));
+    v_tree text := querytree(v_tsq);
     v_rows int := (p_window * 2 + 4) / 5; -- rows read from the table in one walk
     v_view boolean;                       -- the copy of the statistics is stale
     v_words text[];   -- the distinct words of q, as lexemes

@@ -15,7 +15,6 @@
 // it (reset) before it ends, whatever happens.
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { readFileSync } from 'node:fs';
 import { holdRequests, newAccount, newKey, rawRequest, BASE_URL, STACK_DIR } from './lib/stack.mjs';
 import { assertError, sleep } from './fixtures/expect.mjs';
@@ -33,38 +32,6 @@ before(() => {
 /** One request on a fresh connection from `localAddress`: {status, headers, text, json, ms}. */
 const requestFrom = (localAddress, path, { headers = {}, method = 'GET' } = {}) =>
   rawRequest(path, { key, method, headers, localAddress });
-
-/** Opens a connection from `localAddress` and writes `bytes`; resolves with the socket. */
-function hold(localAddress, bytes) {
-  return new Promise((resolve, reject) => {
-    const sock = net.connect({ host: url.hostname, port: Number(url.port), localAddress }, () => {
-      sock.write(bytes);
-      resolve(sock);
-    });
-    sock.closedAt = null;
-    sock.on('error', () => {}); // ECONNRESET when nginx resets it: expected
-    sock.on('close', () => { sock.closedAt = Date.now(); });
-    sock.once('error', reject);
-    sock.setNoDelay(true);
-  });
-}
-
-async function holdMany(n, localAddress, bytes, batch = 500) {
-  const socks = [];
-  try {
-    for (let i = 0; i < n; i += batch) {
-      socks.push(...await Promise.all(Array.from({ length: Math.min(batch, n - i) }, () => hold(localAddress, bytes))));
-    }
-  } catch (err) {
-    release(socks);
-    throw err;
-  }
-  return socks;
-}
-
-function release(socks) {
-  for (const s of socks) if (!s.destroyed) s.resetAndDestroy();
-}
 
 const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 
@@ -101,7 +68,8 @@ test(`${IDLE} idle half-sent connections from 127.0.0.1 leave 127.0.0.2 unharmed
   const quiet = await victim(20);
   const started = Date.now();
   // A request line and one header, never the blank line that ends the headers.
-  const socks = await holdMany(n, '127.0.0.1', `GET /v1/products HTTP/1.1\r\nHost: ${url.host}\r\n`);
+  const idle = await holdRequests(n, `GET /v1/products HTTP/1.1\r\nHost: ${url.host}\r\n`, { batch: 500 });
+  const socks = [...idle.sockets];
   try {
     const opened = Date.now() - started;
     assert.equal(socks.filter((s) => s.closedAt !== null).length, 0, 'nginx took every connection');
@@ -122,7 +90,7 @@ test(`${IDLE} idle half-sent connections from 127.0.0.1 leave 127.0.0.2 unharmed
     assert.equal(open, 0, 'nginx dropped every idle connection within 20 s');
     assert.ok(Math.min(...socks.map((s) => s.closedAt)) - started >= 9000, 'not before client_header_timeout (10 s)');
   } finally {
-    release(socks);
+    idle.release();
   }
   const errors = readFileSync(`${STACK_DIR}/log/nginx-error.log`, 'utf8').slice(errorLogBefore);
   assert.doesNotMatch(errors, /worker_connections are not enough|Too many open files/, 'nginx never ran out of connections');

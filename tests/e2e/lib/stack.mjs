@@ -277,12 +277,14 @@ export function rawRequest(path, { key, method = 'GET', headers = {}, body, loca
 }
 
 /**
- * `n` requests held in progress at nginx from `localAddress`: connections that sent the
- * complete headers `head` of a request whose body never comes (nginx counts such a request
- * against limit_conn from its headers on). A connection nginx answers or closes is not
- * held: that happens when the requests of an earlier test are still counted for a moment
- * after their reset (nginx answers 429 to the one over the limit). topUp() replaces such
- * connections, release() resets them all. Returns {sockets, topUp, release}.
+ * `n` connections held open at nginx from `localAddress`, each of which sent `head`: the
+ * complete headers of a request whose body never comes (a request nginx counts against
+ * limit_conn from its headers on), or part of a header (an idle connection nginx drops at
+ * client_header_timeout). A connection nginx answers or closes is no longer held
+ * (`answered`; `closedAt` says when it closed): that happens when the requests of an
+ * earlier test are still counted for a moment after their reset (nginx answers 429 to the
+ * one over the limit). topUp() replaces such connections, release() resets them all.
+ * Returns {sockets, topUp, release}.
  */
 export async function holdRequests(n, head, { localAddress = '127.0.0.1', batch = 256 } = {}) {
   const url = new URL(need('BASE_URL'));
@@ -293,8 +295,13 @@ export async function holdRequests(n, head, { localAddress = '127.0.0.1', batch 
       resolve(s);
     });
     s.answered = false;
+    s.closedAt = null;
+    s.setNoDelay(true);
     s.on('data', () => { s.answered = true; });
-    s.on('close', () => { s.answered = true; });
+    s.on('close', () => {
+      s.answered = true;
+      s.closedAt = Date.now();
+    });
     s.on('error', () => {}); // ECONNRESET once nginx gives up on it
     s.once('error', reject);
   });
