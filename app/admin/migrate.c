@@ -120,12 +120,24 @@ int cmd_migrate(int argc, char **argv)
            "CREATE TABLE IF NOT EXISTS schema_migrations ("
            " name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
            0, NULL);
+    int applied = 0;
     for (int i = 0; i < n; i++) {
-        if (!already_applied(c, entries[i]->d_name))
+        if (!already_applied(c, entries[i]->d_name)) {
             apply(c, dir, entries[i]->d_name);
+            applied++;
+        }
         free(entries[i]);
     }
     free(entries);
+    /* A migration may rewrite the catalogue (010_covering_pages.sql): its rows are then on
+     * pages the visibility map does not mark all-visible yet, and list pages read the table
+     * for every row instead of their index alone until a vacuum passes, which a rewrite does
+     * not prompt. VACUUM skips what is already all-visible, so this costs little otherwise;
+     * ANALYZE gives the new columns and indexes their statistics. */
+    if (applied > 0) {
+        sql_do(c, "migrate: vacuum", "VACUUM (ANALYZE) products", 0, NULL);
+        printf("vacuumed products\n");
+    }
     db_close(c); /* ends the session, which releases the advisory lock */
     return 0;
 }

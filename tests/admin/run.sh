@@ -184,6 +184,8 @@ RC=$?
 ERR=$(cat "$WORK/stderr")
 expect "migrate from another directory" 0 '^applied 001_core.sql$'
 eq "migrate prints a line per file" "$(grep -c '^applied ' <<<"$OUT")" "$NMIG"
+eq "migrate ends with a vacuum of the catalogue" "$(tail -n 1 <<<"$OUT")" "vacuumed products"
+eq "the catalogue was vacuumed" "$(sql "SELECT last_vacuum IS NOT NULL FROM pg_stat_user_tables WHERE relname = 'products'")" "t"
 run migrate
 expect "migrate again" 0
 eq "migrate again applies nothing" "$OUT" ""
