@@ -60,15 +60,17 @@ test('a statement past MARKET_STATEMENT_TIMEOUT is cancelled: 503 with Retry-Aft
 const waitingOnLock = () => psql(
   "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'market-api' AND wait_event_type = 'Lock'");
 
-/** waitFor, and when it times out, what every session of the stack was doing. */
-async function waitForSessions(fn, opts) {
+/** waitFor, and when it times out, what every session of the stack was doing, how the
+ * request went (`outcome`: a function that tells, when given), and the API's last log lines. */
+async function waitForSessions(fn, opts, outcome = () => 'not watched') {
   try {
     await waitFor(fn, opts);
   } catch (err) {
     const sessions = psql(`SELECT application_name || ' ' || state || ' ' || coalesce(wait_event_type, '-') || '/' ||
       coalesce(wait_event, '-') || ' ' || left(regexp_replace(query, '\\s+', ' ', 'g'), 100)
       FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`);
-    err.message += `; sessions:\n${sessions}`;
+    const log = readFileSync(`${STACK_DIR}/log/api.log`, 'utf8').trimEnd().split('\n').slice(-12).join('\n');
+    err.message += `; sessions:\n${sessions}\nthe request: ${outcome()}\nlast lines of api.log:\n${log}`;
     throw err;
   }
 }
@@ -79,8 +81,12 @@ test('a client that goes away has its statement cancelled at once, not at the ti
     lockReleased = true;
   });
   const gone = new AbortController();
+  let settled = 'pending';
   const request = api(`/v1/products?category=${uniqueId('gone-')}`, { key, signal: gone.signal }).catch((e) => e);
-  await waitForSessions(() => waitingOnLock() === '1', { message: 'the statement waits on the lock' });
+  request.then((res) => {
+    settled = res instanceof Error ? `failed: ${res.message}` : `answered ${res.status} ${String(res.text).slice(0, 200)}`;
+  });
+  await waitForSessions(() => waitingOnLock() === '1', { message: 'the statement waits on the lock' }, () => settled);
   gone.abort();
   assert.equal((await request).name, 'AbortError');
   // nginx closes the worker's connection; the worker cancels its statement at once.
