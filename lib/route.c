@@ -1,5 +1,6 @@
 #include "route.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* "." and ".." name a folder, not a resource: such paths match no route. */
@@ -49,17 +50,37 @@ bool route_method_listed(const char *methods, const char *method)
     return false;
 }
 
+/* Appends an entry's methods to the Allow list, while they fit (a table's own methods
+ * always do: ROUTE_ALLOW_MAX is far above what the API declares). */
+static void allow_append(char *allow, const char *methods)
+{
+    size_t used = strlen(allow);
+    if (used + strlen(methods) + 2 >= ROUTE_ALLOW_MAX)
+        return;
+    snprintf(allow + used, ROUTE_ALLOW_MAX - used, "%s%s", used > 0 ? ", " : "", methods);
+}
+
 route_fault route_find(const void *table, size_t count, size_t stride, const char *method,
                        const char *path, size_t path_len, route_match *m)
 {
+    route_match first = {0}; /* the first entry whose pattern matches, whatever its methods */
+    bool path_matched = false;
     for (size_t i = 0; i < count; i++) {
         const route_spec *spec = (const route_spec *)((const char *)table + i * stride);
-        memset(m, 0, sizeof *m);
-        if (spec->pattern == NULL || !pattern_match(spec->pattern, path, path_len, m))
+        route_match here = {0};
+        if (spec->pattern == NULL || !pattern_match(spec->pattern, path, path_len, &here))
             continue;
-        m->index = i;
-        return route_method_listed(spec->methods, method) ? ROUTE_FOUND : ROUTE_METHOD_NOT_ALLOWED;
+        here.index = i;
+        if (route_method_listed(spec->methods, method)) {
+            *m = here;
+            return ROUTE_FOUND;
+        }
+        if (!path_matched) {
+            first = here;
+            path_matched = true;
+        }
+        allow_append(first.allow, spec->methods);
     }
-    memset(m, 0, sizeof *m);
-    return ROUTE_NOT_FOUND;
+    *m = first;
+    return path_matched ? ROUTE_METHOD_NOT_ALLOWED : ROUTE_NOT_FOUND;
 }

@@ -25,17 +25,26 @@ typedef enum {
     ROUTE_METHOD_NOT_ALLOWED, /* the path is a route's, the method is not among its methods */
 } route_fault;
 
+/* Room for the methods of every entry that shares a path, as an Allow header. */
+#define ROUTE_ALLOW_MAX 64
+
 typedef struct {
     size_t index;      /* the entry of the table, for ROUTE_FOUND and ..._NOT_ALLOWED */
     const char *param; /* the raw parameter segment inside the path, or NULL */
     size_t param_len;
     const char *param_name; /* its name inside the pattern ("id"), or NULL */
     size_t param_name_len;
+    /* ROUTE_METHOD_NOT_ALLOWED: the methods of every entry whose pattern matches the
+     * path, in table order ("GET, POST, DELETE"), for the Allow header. */
+    char allow[ROUTE_ALLOW_MAX];
 } route_match;
 
 /* Looks the path (path_len bytes, no query string) up in count entries that begin
- * stride bytes apart, each starting with a route_spec (like bsearch's table). Paths are
- * expected to be distinct: the first entry whose pattern matches decides. */
+ * stride bytes apart, each starting with a route_spec (like bsearch's table). Several
+ * entries may share a pattern, one per method (GET and DELETE of /v1/things/:id): the
+ * first entry whose pattern matches the path and whose methods hold the method is
+ * found; when patterns match but no method does, index is the first of them and allow
+ * lists all their methods. */
 route_fault route_find(const void *table, size_t count, size_t stride, const char *method,
                        const char *path, size_t path_len, route_match *m);
 

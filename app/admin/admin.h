@@ -96,6 +96,7 @@ int cmd_migrate(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_seed(int argc, char **argv);
 int cmd_key(int argc, char **argv);
+int cmd_webhooks(int argc, char **argv); /* subscriptions.c */
 int cmd_refund(int argc, char **argv);
 int cmd_payout(int argc, char **argv);
 int cmd_deliveries(int argc, char **argv);

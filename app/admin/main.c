@@ -66,7 +66,17 @@ static const help_entry help[] = {
      "      attempts, last HTTP status.\n"},
     {"redeliver", "redeliver EVENT_ID",
      "      Queue that event's deliveries again now, with attempts reset to 0 so the full\n"
-     "      retry schedule applies (the attempt history is kept).\n"},
+     "      retry schedule applies (the attempt history is kept). Deliveries ended because\n"
+     "      their subscription was deleted stay ended.\n"},
+    {"webhooks", "webhooks list [--account ID] [--mode test|live]",
+     "      A line per subscription not deleted: id, account, mode, status, url, events\n"
+     "      (comma-separated), created_at.\n"},
+    {"webhooks", "webhooks disable|enable SUBSCRIPTION_ID",
+     "      Stop or resume deliveries to it, as POST /v1/webhooks/:id with disabled does:\n"
+     "      nothing is queued or sent while it is disabled.\n"},
+    {"webhooks", "webhooks delete SUBSCRIPTION_ID",
+     "      Delete it, as DELETE /v1/webhooks/:id does: its pending deliveries end as\n"
+     "      endpoint_deleted, unsent.\n"},
 };
 
 static const char help_head[] =
@@ -104,6 +114,7 @@ static const command commands[] = {
     {"payout", cmd_payout},
     {"deliveries", cmd_deliveries},
     {"redeliver", cmd_redeliver},
+    {"webhooks", cmd_webhooks},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))

@@ -109,7 +109,7 @@ int cmd_redeliver(int argc, char **argv)
     res = sql_run(c, "redeliver",
                   "UPDATE webhook_deliveries SET status = 'pending', attempts = 0,"
                   " next_attempt_at = now(), lease_until = NULL, leased_by = NULL,"
-                  " delivered_at = NULL WHERE event_id = $1",
+                  " delivered_at = NULL WHERE event_id = $1 AND status <> 'endpoint_deleted'",
                   1, params);
     /* Delivered at commit: drainers listening wake up and find the rows due. */
     sql_do(c, "redeliver", "NOTIFY market_webhooks", 0, NULL);

@@ -31,7 +31,11 @@ void seller_get_render(request *r, const catalogue_read *read, PGresult *res);
 
 void handle_orders_list(request *r);     /* orders_list.c */
 void handle_download_link(request *r);   /* download_link.c */
+void handle_webhooks_list(request *r);   /* webhooks_list.c */
 void handle_webhooks_create(request *r); /* webhooks_create.c */
+void handle_webhooks_get(request *r);    /* webhooks_get.c */
+void handle_webhooks_update(request *r); /* webhooks_update.c */
+void handle_webhooks_delete(request *r); /* webhooks_delete.c */
 void handle_file(request *r);            /* file.c: the download location, no API key */
 
 #endif

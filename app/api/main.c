@@ -357,7 +357,7 @@ static void dispatch(request *r)
                       r->method, (int)(r->path_len > 200 ? 200 : r->path_len), r->path);
         return;
     }
-    const char *allow = r->route->spec.methods;
+    const char *allow = r->match.allow;
     if (fault == ROUTE_METHOD_NOT_ALLOWED) {
         response_header(r, "Allow", allow);
         respond_error(r, 405, "invalid_request_error", "method_not_allowed", NULL,

@@ -52,13 +52,14 @@ DB_STMT(ops_outbox,
         "SELECT count(*) FILTER (WHERE status = 'pending'),"
         "       count(*) FILTER (WHERE status = 'delivered'),"
         "       count(*) FILTER (WHERE status = 'failed'),"
+        "       count(*) FILTER (WHERE status = 'endpoint_deleted'),"
         "       count(*) FILTER (WHERE status = 'pending' AND attempts > 0),"
         "       COALESCE(extract(epoch FROM clock_timestamp() -"
         "                min(created_at) FILTER (WHERE status = 'pending')), 0)"
         "  FROM webhook_deliveries",
         0);
 
-enum { O_PENDING, O_DELIVERED, O_FAILED, O_RETRYING, O_OLDEST_AGE };
+enum { O_PENDING, O_DELIVERED, O_FAILED, O_ENDPOINT_DELETED, O_RETRYING, O_OLDEST_AGE };
 
 /* What market-webhookd's retention passes pruned so far, per table, whichever drainer
  * ran them (one row per table: sql/migrations/008_retention.sql). */
@@ -253,7 +254,10 @@ static bool put_outbox(request *r, buf *b)
     static const struct {
         const char *status;
         int column;
-    } by_status[] = {{"pending", O_PENDING}, {"delivered", O_DELIVERED}, {"failed", O_FAILED}};
+    } by_status[] = {{"pending", O_PENDING},
+                     {"delivered", O_DELIVERED},
+                     {"failed", O_FAILED},
+                     {"endpoint_deleted", O_ENDPOINT_DELETED}};
     for (size_t i = 0; i < sizeof by_status / sizeof by_status[0]; i++)
         prom_u64(b, "market_webhook_deliveries",
                  (const char *const[]){"status", by_status[i].status, NULL},

@@ -50,6 +50,7 @@ static const api_param orders_list_params[] = {
     CURSOR,
     END,
 };
+static const api_param webhooks_list_params[] = {LIMIT, CURSOR, END};
 static const api_param no_params[] = {END};
 
 static const catalogue_handler products_list = {products_list_plan, products_list_render};
@@ -86,11 +87,35 @@ static api_route routes[] = {
      no_params,
      handle_download_link,
      NULL},
+    {{"GET", "/v1/webhooks"},
+     "webhooks_list",
+     "webhooks:read",
+     webhooks_list_params,
+     handle_webhooks_list,
+     NULL},
     {{"POST", "/v1/webhooks"},
      "webhooks_create",
      "webhooks:write",
      no_params,
      handle_webhooks_create,
+     NULL},
+    {{"GET", "/v1/webhooks/:id"},
+     "webhooks_get",
+     "webhooks:read",
+     no_params,
+     handle_webhooks_get,
+     NULL},
+    {{"POST", "/v1/webhooks/:id"},
+     "webhooks_update",
+     "webhooks:write",
+     no_params,
+     handle_webhooks_update,
+     NULL},
+    {{"DELETE", "/v1/webhooks/:id"},
+     "webhooks_delete",
+     "webhooks:write",
+     no_params,
+     handle_webhooks_delete,
      NULL},
     {{"GET, HEAD", NULL}, "file", NULL, NULL, handle_file, NULL},
 };

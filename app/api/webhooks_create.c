@@ -1,15 +1,7 @@
 /* POST /v1/webhooks: subscribes an HTTPS endpoint to events (docs/contract.md sections 6 and 7).
  *
- * Body {"url", "events", "description"}:
- *   url          required; a strict absolute https URL (lib/url.h), normalised (scheme and
- *                host lower-cased); http is url_not_https, anything else malformed is
- *                parameter_invalid. Its host must be, or resolve only to, public
- *                addresses (lib/netcheck.h) unless MARKET_WEBHOOK_ALLOW_PRIVATE=1; a host
- *                that does not resolve is refused the same way (url_not_allowed): the
- *                URL is well-formed, the service just will not send there.
- *   events       optional, default all four kinds; a non-empty array of known kinds,
- *                duplicates dropped, answered in the canonical order.
- *   description  optional string of at most 500 characters (code points), default "".
+ * Body {"url", "events", "description"}, checked as subscription.c says: url required,
+ * events optional (default all four kinds), description optional (default "").
  *
  * Every input check, DNS included, runs before idem_begin, so input errors are never
  * stored under an Idempotency-Key. The subscription limit is state, not input: it is
@@ -23,35 +15,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "db_array.h"
 #include "handlers.h"
 #include "idempotency.h"
-#include "links.h"
 #include "routes.h"
-#include "netcheck.h"
-#include "resolve.h"
+#include "subscription.h"
 #include "text.h"
-#include "url.h"
 
-/* How long the URL's host may take to resolve (the drainer checks it again at every
- * delivery, with its own deadline). */
-#define DNS_DEADLINE_MS 2000
-
-#define SUBSCRIPTIONS_MAX 16 /* enabled subscriptions per account and mode */
-#define DESCRIPTION_MAX 500  /* characters */
+#define SUBSCRIPTIONS_MAX 16 /* subscriptions per account and mode, deleted ones aside */
 #define SECRET_BYTES 32
 #define ID_RANDOM_LEN 24
-
-/* The kinds in their canonical order: the default, and the order of every answer. */
-static const char *const event_kinds[] = {"sale.completed", "sale.refunded", "review.created",
-                                          "payout.sent"};
-#define KIND_COUNT (sizeof event_kinds / sizeof event_kinds[0])
-
-typedef struct {
-    url_parts url;
-    bool wanted[KIND_COUNT];
-    const char *description;
-} subscription_input;
 
 /* Serialises creations per account (both modes): the count below then sees every
  * subscription committed before it. NO KEY UPDATE, unlike UPDATE, does not block the
@@ -65,125 +37,9 @@ DB_STMT(webhook_insert,
         "       (id, account_id, mode, url, events, description, secret_sealed)"
         " SELECT $1, $2, $3, $4, $5::text[], $6, $7"
         "  WHERE (SELECT count(*) FROM webhook_subscriptions"
-        "          WHERE account_id = $2 AND mode = $3 AND status = 'enabled') < $8::integer"
+        "          WHERE account_id = $2 AND mode = $3 AND status <> 'deleted') < $8::integer"
         " RETURNING " SQL_UTC_TEXT("created_at"),
         8);
-
-static bool parse_url_field(request *r, json_object *body, subscription_input *in)
-{
-    json_object *v;
-    if (body == NULL || !json_object_object_get_ex(body, "url", &v))
-        return respond_invalid(r, "parameter_missing", "url", "url is required");
-    if (!json_object_is_type(v, json_type_string))
-        return respond_invalid(r, "parameter_invalid", "url", "url must be a string");
-    url_status st =
-        url_parse(json_object_get_string(v), (size_t)json_object_get_string_len(v), &in->url);
-    if (st == URL_NOT_HTTPS)
-        return respond_invalid(r, "url_not_https", "url", "url must use https");
-    if (st != URL_OK)
-        return respond_invalid(r, "parameter_invalid", "url", "%s", in->url.error);
-    return true;
-}
-
-static int kind_index(json_object *v)
-{
-    if (!json_object_is_type(v, json_type_string))
-        return -1;
-    const char *s = json_object_get_string(v);
-    for (size_t k = 0; k < KIND_COUNT; k++) {
-        if ((size_t)json_object_get_string_len(v) == strlen(event_kinds[k]) &&
-            strcmp(s, event_kinds[k]) == 0)
-            return (int)k;
-    }
-    return -1;
-}
-
-static bool parse_events(request *r, json_object *body, subscription_input *in)
-{
-    json_object *v;
-    if (body == NULL || !json_object_object_get_ex(body, "events", &v)) {
-        for (size_t k = 0; k < KIND_COUNT; k++)
-            in->wanted[k] = true;
-        return true;
-    }
-    size_t n = json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 0;
-    if (n == 0)
-        return respond_invalid(r, "parameter_invalid", "events",
-                               "events must be a non-empty array of event kinds: "
-                               "sale.completed, sale.refunded, review.created, payout.sent");
-    for (size_t i = 0; i < n; i++) {
-        int k = kind_index(json_object_array_get_idx(v, i));
-        if (k < 0)
-            return respond_invalid(r, "parameter_invalid", "events",
-                                   "events[%zu] is not an event kind: use sale.completed, "
-                                   "sale.refunded, review.created or payout.sent",
-                                   i);
-        in->wanted[k] = true;
-    }
-    return true;
-}
-
-static bool parse_description(request *r, json_object *body, subscription_input *in)
-{
-    json_object *v;
-    in->description = "";
-    if (body == NULL || !json_object_object_get_ex(body, "description", &v))
-        return true;
-    const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-    size_t len = s != NULL ? (size_t)json_object_get_string_len(v) : 0;
-    /* utf8_valid also refuses NUL, which a JSON "\u0000" escape can smuggle in. */
-    if (s == NULL || !utf8_valid(s, len) || utf8_length(s, len) > DESCRIPTION_MAX)
-        return respond_invalid(r, "parameter_invalid", "description",
-                               "description must be a string of at most %d characters",
-                               DESCRIPTION_MAX);
-    if (text_has_control(s, len))
-        return respond_invalid(r, "parameter_invalid", "description",
-                               "description must not contain control characters");
-    in->description = s;
-    return true;
-}
-
-/* The server-side request forgery check of netcheck.h, on the host as the URL names it,
- * resolved within DNS_DEADLINE_MS (lib/resolve.h): a name whose DNS answers slowly, or
- * never, holds this worker no longer than that. */
-static bool check_host(request *r, const subscription_input *in)
-{
-    netcheck_result res;
-    netcheck_status status;
-    switch (resolve_host(in->url.host, DNS_DEADLINE_MS, NULL, r->w->cfg.webhook_allow_private,
-                         &status, &res)) {
-    case RESOLVE_OK:
-        break;
-    case RESOLVE_FAILED:
-        return respond_invalid(r, "url_not_allowed", "url", "the host of url does not resolve");
-    case RESOLVE_TIMED_OUT:
-        return respond_invalid(r, "url_not_allowed", "url",
-                               "the host of url did not resolve within %d ms", DNS_DEADLINE_MS);
-    }
-    switch (status) {
-    case NETCHECK_OK:
-        return true;
-    case NETCHECK_UNRESOLVED:
-        return respond_invalid(r, "url_not_allowed", "url", "the host of url does not resolve");
-    case NETCHECK_FORBIDDEN:
-        break;
-    }
-    return respond_invalid(r, "url_not_allowed", "url",
-                           "the host of url is or resolves to a private, loopback, link-local "
-                           "or otherwise non-public address");
-}
-
-/* The events as a PostgreSQL array literal, for $5::text[]. */
-static const char *events_literal(request *r, const subscription_input *in)
-{
-    buf *events = request_buf(r, 128);
-    for (size_t k = 0; k < KIND_COUNT; k++) {
-        if (in->wanted[k])
-            db_array_append(events, event_kinds[k]);
-    }
-    db_array_end(events);
-    return events->data;
-}
 
 /* A fresh secret: "whsec_" + base64 of 32 random bytes, in the request's arena (the
  * response carries it), and its sealed form for the database. */
@@ -210,9 +66,9 @@ static void respond_created(request *r, const char *id, const subscription_input
     jw_kv_string(j, "url", in->url.text);
     jw_key(j, "events");
     jw_array_begin(j);
-    for (size_t k = 0; k < KIND_COUNT; k++) {
+    for (int k = 0; k < SUBSCRIPTION_KINDS; k++) {
         if (in->wanted[k])
-            jw_string(j, event_kinds[k]);
+            jw_string(j, subscription_kinds[k]);
     }
     jw_array_end(j);
     jw_kv_string(j, "description", in->description);
@@ -237,7 +93,7 @@ static void insert_subscription(request *r, const subscription_input *in)
     }
     char id[4 + ID_RANDOM_LEN] = "we_";
     crypto_random_alnum(id + 3, ID_RANDOM_LEN);
-    const char *events = events_literal(r, in);
+    const char *events = subscription_events_literal(r, in);
     char limit[8];
     snprintf(limit, sizeof limit, "%d", SUBSCRIPTIONS_MAX);
     buf *sealed = request_buf(r, 128);
@@ -279,10 +135,12 @@ void handle_webhooks_create(request *r)
     static const char *const fields[] = {"url", "events", "description", NULL};
     json_object *body;
     subscription_input in;
-    memset(in.wanted, 0, sizeof in.wanted);
-    if (!request_json_body(r, fields, &body) || !parse_url_field(r, body, &in) ||
-        !parse_events(r, body, &in) || !parse_description(r, body, &in) || !check_host(r, &in))
+    if (!request_json_body(r, fields, &body) || !subscription_read(r, body, true, &in))
         return;
+    if (!in.has_events) {
+        for (int k = 0; k < SUBSCRIPTION_KINDS; k++)
+            in.wanted[k] = true;
+    }
 
     idem_state st;
     if (!idem_begin(r, routes_label(r), &st))

@@ -46,6 +46,7 @@ typedef struct {
     store_outcome *outcomes; /* scratch for record_done, one per slot */
     int *outcome_job;
     long long delivered, retrying, failed; /* outcomes recorded, for the last log line */
+    long long ended;                       /* deliveries ended unsent (subscription deleted) */
     struct curl_waitfd *waitfds;           /* what the last wait waited on */
     unsigned capwait;
     unsigned dns_first, dns_count; /* the resolver's part of waitfds */
@@ -99,12 +100,45 @@ static bool sign_job(const drainer *dr, job *j, long long ts)
     return true;
 }
 
+static void release_job(drainer *dr, job *j);
+
+/* Asks the database whether the job's attempt may be sent now (store_begin_send), and
+ * deals with every other answer: a disabled subscription fails the attempt unsent, a
+ * deleted one has ended the delivery as endpoint_deleted, a delivery no longer ours or a
+ * database out of reach frees the slot (the lease runs out; another attempt follows). */
+static bool may_send(drainer *dr, int slot)
+{
+    job *j = &dr->jobs[slot];
+    switch (store_begin_send(dr->setup->db, j->d.id)) {
+    case STORE_SEND_GO:
+        return true;
+    case STORE_SEND_DISABLED:
+        fail_unsent(j, "subscription disabled", true);
+        return false;
+    case STORE_SEND_DELETED:
+        log_info("delivery %lld event %s subscription %s: subscription deleted, ended unsent",
+                 j->d.id, j->d.event_id, j->d.subscription_id);
+        dr->ended++;
+        break;
+    case STORE_SEND_ENDED:
+        dr->ended++;
+        break;
+    case STORE_SEND_DOWN:
+        break;
+    }
+    release_job(dr, j);
+    return false;
+}
+
 /* Signs a job whose target passed its checks and hands it to libcurl, with what is left
- * of the attempt's time (its lookup took the rest), or fails it at once. */
+ * of the attempt's time (its lookup took the rest), or fails it at once. The database has
+ * the last word first (may_send). */
 static void send_job(drainer *dr, int slot)
 {
     job *j = &dr->jobs[slot];
     char err[128];
+    if (!may_send(dr, slot))
+        return;
     long left = dr->setup->cfg->webhook_timeout * 1000 - (long)(mono_ms() - j->started_ms);
     if (left <= 0) {
         fail_unsent(j, "timed out: resolving the host took the attempt's whole time", false);
@@ -134,10 +168,9 @@ static void start_job(drainer *dr, int slot)
     j->host[0] = '\0';
     j->started_at = wall_seconds();
     j->started_ms = mono_ms();
-    if (!j->d.enabled) {
-        fail_unsent(j, "subscription disabled", true);
+    /* Not enabled when claimed: no lookup for it, unless it was enabled again since. */
+    if (!j->d.enabled && !may_send(dr, slot))
         return;
-    }
     bool parsed = target_parse(j->d.url, &j->t, err, sizeof err);
     snprintf(j->host, sizeof j->host, "%s", j->t.host);
     if (!parsed) {
@@ -444,8 +477,8 @@ void drainer_run(const drainer_setup *setup)
             break;
         wait_for_events(&dr, store_ready(setup->db));
     }
-    log_info("drained: %lld delivered, %lld to retry, %lld failed", dr.delivered, dr.retrying,
-             dr.failed);
+    log_info("drained: %lld delivered, %lld to retry, %lld failed, %lld ended unsent", dr.delivered,
+             dr.retrying, dr.failed, dr.ended);
     duetimes_free(&dr.retries);
     free(dr.waitfds);
     free(dr.outcome_job);

@@ -19,7 +19,7 @@ DB_STMT(claim,
         "WITH claimed AS ("
         " UPDATE webhook_deliveries d"
         "    SET lease_until = now() + $2::integer * interval '1 second',"
-        "        leased_by = $1::text, attempts = d.attempts + 1"
+        "        leased_by = $1::text, attempts = d.attempts + 1, send_started_at = NULL"
         "  WHERE d.id IN (SELECT id FROM webhook_deliveries"
         "                  WHERE status = 'pending' AND next_attempt_at <= now()"
         "                    AND (lease_until IS NULL OR lease_until < now())"
@@ -36,7 +36,8 @@ DB_STMT(claim,
 /* The attempt is inserted unless this very attempt is already there (its outcome was
  * written before the connection broke, then written again). Only the drainer holding the
  * lease records the outcome as the delivery's status; if its lease ran out and another
- * drainer took over, the attempt is still kept. */
+ * drainer took over, the attempt is still kept. A retry of a delivery whose subscription
+ * was deleted while this attempt was in flight ends it as endpoint_deleted instead. */
 DB_STMT(record,
         "WITH attempt AS ("
         " INSERT INTO webhook_attempts (delivery_id, attempted_at, duration_ms, http_status, error)"
@@ -45,7 +46,11 @@ DB_STMT(record,
         "                     WHERE delivery_id = $1::bigint"
         "                       AND attempted_at = to_timestamp($2::double precision)))"
         " UPDATE webhook_deliveries"
-        "    SET status = $6::text,"
+        "    SET status = CASE WHEN $6::text = 'pending' AND EXISTS (SELECT 1"
+        "                        FROM webhook_subscriptions s WHERE s.id = subscription_id"
+        "                         AND s.status = 'deleted') THEN 'endpoint_deleted'"
+        "                      ELSE $6::text END,"
+        "        send_started_at = NULL,"
         "        next_attempt_at = CASE WHEN $6::text = 'pending'"
         "                               THEN now() + $7::bigint * interval '1 millisecond'"
         "                               ELSE next_attempt_at END,"
@@ -54,6 +59,26 @@ DB_STMT(record,
         "        delivered_at = CASE WHEN $6::text = 'delivered' THEN now() ELSE delivered_at END"
         "  WHERE id = $1::bigint AND leased_by = $8::text AND status = 'pending'",
         8);
+
+/* Right before an attempt is sent (011_webhook_endpoints.sql): the delivery must still be
+ * pending and leased by this drainer, and is locked while its subscription's status is
+ * read. Enabled: send_started_at is set, and from then on DELETE and disable leave the
+ * delivery to this send. Deleted: the delivery ends as endpoint_deleted here, unsent.
+ * Disabled: the caller fails the attempt. No row: the delivery was ended meanwhile
+ * (DELETE came first), nothing to send or record. */
+DB_STMT(begin_send,
+        "WITH c AS ("
+        " SELECT d.id, s.status FROM webhook_deliveries d"
+        "   JOIN webhook_subscriptions s ON s.id = d.subscription_id"
+        "  WHERE d.id = $1::bigint AND d.leased_by = $2::text AND d.status = 'pending'"
+        "    FOR UPDATE OF d),"
+        " go AS (UPDATE webhook_deliveries d SET send_started_at = now()"
+        "         FROM c WHERE d.id = c.id AND c.status = 'enabled'),"
+        " gone AS (UPDATE webhook_deliveries d"
+        "             SET status = 'endpoint_deleted', lease_until = NULL, leased_by = NULL"
+        "           FROM c WHERE d.id = c.id AND c.status = 'deleted')"
+        " SELECT status FROM c",
+        2);
 
 /* A drainer holds its leases only while it lives: it renews all of them every few seconds
  * while sends are in flight, so a drainer that dies hands its deliveries back as soon as
@@ -170,6 +195,30 @@ int store_claim(store *s, int max, delivery *out)
     }
     PQclear(res);
     return n < max ? n : max;
+}
+
+store_send store_begin_send(store *s, long long delivery_id)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%lld", delivery_id);
+    const char *params[] = {id, s->name};
+    PGresult *res = db_exec(s->conn, &begin_send, params);
+    if (res == NULL)
+        return STORE_SEND_DOWN;
+    store_send verdict = STORE_SEND_DOWN;
+    if (PQresultStatus(res) != PGRES_TUPLES_OK)
+        log_error("delivery %lld: checking before the send failed: %s", delivery_id,
+                  PQresultErrorMessage(res));
+    else if (PQntuples(res) == 0)
+        verdict = STORE_SEND_ENDED;
+    else if (strcmp(PQgetvalue(res, 0, 0), "enabled") == 0)
+        verdict = STORE_SEND_GO;
+    else if (strcmp(PQgetvalue(res, 0, 0), "deleted") == 0)
+        verdict = STORE_SEND_DELETED;
+    else
+        verdict = STORE_SEND_DISABLED;
+    PQclear(res);
+    return verdict;
 }
 
 bool store_renew(store *s)

@@ -34,6 +34,19 @@ bool store_notified(store *s);
  * when the database is unreachable. */
 int store_claim(store *s, int max, delivery *out);
 
+typedef enum {
+    STORE_SEND_GO,       /* still pending, subscription enabled: send it now */
+    STORE_SEND_DISABLED, /* the subscription is disabled: fail the attempt, unsent */
+    STORE_SEND_DELETED,  /* the subscription is deleted: ended as endpoint_deleted, unsent */
+    STORE_SEND_ENDED,    /* no longer pending or no longer ours: nothing to send or record */
+    STORE_SEND_DOWN      /* the database is unreachable: send nothing, the lease runs out */
+} store_send;
+
+/* The last word before an attempt is sent: whether it may be, decided under the
+ * delivery's row lock (see begin_send in store.c). A send that got STORE_SEND_GO began
+ * before any DELETE or disable of its subscription that has not committed yet. */
+store_send store_begin_send(store *s, long long delivery_id);
+
 /* Extends every lease this process holds by lease_seconds from now; false when the
  * database is unreachable (the leases then run out and other drainers resend). */
 bool store_renew(store *s);

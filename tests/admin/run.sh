@@ -418,6 +418,46 @@ eq "attempt history kept" "$(sql "SELECT count(*) FROM webhook_attempts a JOIN w
 run redeliver evt_nothing
 expect "redeliver an unknown event" 1 '' '^market-admin: redeliver: no such event evt_nothing$'
 
+# --- webhooks list|disable|enable|delete ----------------------------------------------------
+
+sql "INSERT INTO webhook_subscriptions (id, account_id, mode, url, events, secret_sealed)
+     VALUES ('we_test2', 'acct_ann', 'live', 'https://hooks.example/live', ARRAY['payout.sent'], 'sealed')" >/dev/null
+run webhooks list
+expect "webhooks list" 0 '^we_test1	acct_ann	test	enabled	https://hooks\.example/in	sale\.completed,payout\.sent|^we_test1	acct_ann	test	enabled	https://hooks\.example/in	payout\.sent,sale\.completed'
+eq "webhooks list: a line each" "$(wc -l <<<"$OUT")" "2"
+run webhooks list --mode live
+eq "webhooks list --mode" "$(cut -f1 <<<"$OUT")" "we_test2"
+run webhooks list --account acct_nobody
+eq "webhooks list --account" "$OUT" ""
+run webhooks disable we_test2
+expect "webhooks disable" 0 '^disabled we_test2$'
+eq "disabled" "$(sql "SELECT status FROM webhook_subscriptions WHERE id = 'we_test2'")" "disabled"
+run webhooks enable we_test2
+expect "webhooks enable" 0 '^enabled we_test2$'
+# Delete ends the pending delivery of we_test1 (redelivered above), unsent; one whose send
+# has begun is left to it.
+run webhooks delete we_test1
+expect "webhooks delete" 0 '^deleted we_test1 \(1 pending deliveries ended\)$'
+eq "delivery ended" "$(sql "SELECT status || ' ' || (leased_by IS NULL) FROM webhook_deliveries WHERE event_id = '$EVT'")" "endpoint_deleted true"
+run redeliver "$EVT"
+expect "redeliver leaves deliveries of a deleted subscription ended" 0 "^redelivering $EVT \(0 deliveries\)$"
+run webhooks list
+eq "a deleted subscription is not listed" "$(cut -f1 <<<"$OUT")" "we_test2"
+run webhooks delete we_test1
+expect "delete twice" 1 '' 'no such subscription we_test1'
+run webhooks enable we_test1
+expect "enable a deleted one" 1 '' 'no such subscription we_test1'
+run webhooks disable bogus
+expect "not a subscription id" 1 '' 'not a subscription id'
+run webhooks frobnicate
+expect "webhooks: unknown subcommand" 2 '' 'unknown subcommand frobnicate'
+run webhooks delete
+expect "webhooks delete without id" 2
+sql "UPDATE webhook_subscriptions SET status = 'enabled' WHERE id = 'we_test1';
+     UPDATE webhook_deliveries SET status = 'pending', send_started_at = now() WHERE event_id = '$EVT'" >/dev/null
+run webhooks delete we_test1
+expect "a send already begun is left to it" 0 '^deleted we_test1 \(0 pending deliveries ended\)$'
+
 # --- seed -----------------------------------------------------------------------------------
 
 START=$SECONDS

@@ -54,9 +54,10 @@ A=$BIN/market-admin
 expect "admin without command" 2 '^Usage: market-admin COMMAND' "$A"
 expect "admin unknown command" 2 '^market-admin: unknown command frob \(see market-admin --help\)$' "$A" frob
 expect "admin help lists every command" 0 'redeliver EVENT_ID' "$A" help
-for cmd in migrate import seed key refund payout deliveries redeliver; do
+for cmd in migrate import seed key refund payout deliveries redeliver webhooks; do
     expect "admin $cmd --help" 0 "^Usage: market-admin $cmd" stdout_of "$A" "$cmd" --help
 done
+expect "admin webhooks --help shows the three" 0 'webhooks delete SUBSCRIPTION_ID' "$A" webhooks --help
 expect "admin seed --help after options" 0 '^Usage: market-admin seed --mode' "$A" seed --mode test --help
 expect "admin key create --help is that one" 0 '^Usage: market-admin key create --account' "$A" key create --help
 if "$A" key create --help | grep -q 'market-admin key rotate'; then
@@ -87,7 +88,8 @@ rendered() { LC_ALL=C.UTF-8 MANWIDTH=200 man -l "$MAN/$1" 2>/dev/null; }
 expect "market-api(8) has the options" 0 '^ +--version' rendered market-api.8
 expect "market-api(8) has the files" 0 '/run/market/api.sock' rendered market-api.8
 expect "market-webhookd(8) says how it stops" 0 'SIGTERM' rendered market-webhookd.8
-for cmd in migrate import seed 'key create' 'key rotate' 'key revoke' 'key list' refund payout deliveries redeliver; do
+for cmd in migrate import seed 'key create' 'key rotate' 'key revoke' 'key list' refund payout deliveries redeliver \
+    'webhooks list' 'webhooks disable' 'webhooks delete'; do
     expect "market-admin(1) documents $cmd" 0 "^ +$cmd" rendered market-admin.1
 done
 

@@ -126,6 +126,14 @@ test('scope matrix: read-only reads products and orders, cannot POST; read-write
       assertError(allowed, 400, 'invalid_request_error', 'parameter_missing', 'url');
     }
   }
+  // webhooks:read (contract section 13): read-write keys only.
+  for (const path of ['/v1/webhooks', '/v1/webhooks/we_nothing']) {
+    const denied = await api(path, { key: readOnly });
+    const e = assertError(denied, 403, 'permission_error', 'insufficient_scope', null);
+    assert.ok(e.message.includes('webhooks:read'), `the 403 names webhooks:read: ${e.message}`);
+  }
+  assert.equal((await api('/v1/webhooks', { key: readWrite })).status, 200);
+  assertError(await api('/v1/webhooks/we_nothing', { key: readWrite }), 404, 'invalid_request_error', 'resource_missing', 'id');
 });
 
 test('order of checks: 404/405 before 403 before 400', async () => {
@@ -143,14 +151,14 @@ test('order of checks: 404/405 before 403 before 400', async () => {
     assert.ok(e.message.includes(scope));
   }
   // 404 before 403: an unknown path with a method the key may not use.
-  assertError(await api('/v1/webhooks/we_1', { key: readOnly, method: 'POST', body: {} }),
+  assertError(await api('/v1/webhooks/we_1/nope', { key: readOnly, method: 'POST', body: {} }),
     404, 'invalid_request_error', 'route_not_found', null);
   assertError(await api('/v1/downloads/dl_x', { key: readOnly, method: 'POST', body: {} }),
     404, 'invalid_request_error', 'route_not_found', null);
   // 405 before 403 and 400.
   const res = await api('/v1/webhooks?bogus=1', { key: readOnly, method: 'DELETE' });
   assertError(res, 405, 'invalid_request_error', 'method_not_allowed', null);
-  assert.equal(res.headers.get('allow'), 'POST');
+  assert.equal(res.headers.get('allow'), 'GET, POST');
   // And with a key that has the scope, the same bad input reaches the handler's 4xx.
   const rw = await api('/v1/downloads/dl_x/link?bogus=1', { key: readWrite, method: 'POST' });
   assertInvalid(rw, 'parameter_unknown', 'bogus');

@@ -52,7 +52,7 @@ test('every other path is 404 route_not_found, with the rate-limit headers', asy
     '/', '/v1', '/v1/', '/v1/products/', '/v1/sellers', '/v1/sellers/', '/v1/product',
     '/v1/products/x/', `/v1/products/${product}/tiers`, `/v1/sellers/${seller}/products`,
     '/v1//products', '/V1/products', '/v2/products', '/v1/products.json', '/products',
-    '/v1/orders/', '/v1/webhooks/we_x', '/v1/downloads/dl_x', '/v1/downloads//link',
+    '/v1/orders/', '/v1/webhooks/', '/v1/webhooks/we_x/', '/v1/webhooks/we_x/nope', '/v1/downloads/dl_x', '/v1/downloads//link',
     '/index.html', '/v1/products%2F', '/favicon.ico',
   ];
   for (const path of paths) {
@@ -68,8 +68,10 @@ test('another method on a route is 405 with Allow, after the key and before the 
     ['POST', '/v1/products', 'GET'], ['PUT', `/v1/products/${product}`, 'GET'],
     ['DELETE', `/v1/products/${product}`, 'GET'], ['PATCH', `/v1/sellers/${seller}`, 'GET'],
     ['DELETE', '/v1/sellers/x', 'GET'], ['POST', '/v1/orders', 'GET'],
-    // The read-only key lacks webhooks:write and downloads:write, but the 405 comes first.
-    ['GET', '/v1/webhooks', 'POST'], ['PUT', '/v1/webhooks', 'POST'],
+    // The read-only key lacks the webhooks scopes and downloads:write, but the 405 comes
+    // first; a path of several routes names the methods of all of them.
+    ['DELETE', '/v1/webhooks', 'GET, POST'], ['PUT', '/v1/webhooks', 'GET, POST'],
+    ['PUT', '/v1/webhooks/we_x', 'GET, POST, DELETE'], ['PATCH', '/v1/webhooks/we_x', 'GET, POST, DELETE'],
     ['GET', '/v1/downloads/dl_x/link', 'POST'],
   ];
   for (const [method, path, allow] of cases) {

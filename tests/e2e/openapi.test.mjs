@@ -40,7 +40,8 @@ const ROUTES = {
   '/v1/sellers/{id}': { get: 'products:read' },
   '/v1/orders': { get: 'orders:read' },
   '/v1/downloads/{id}/link': { post: 'downloads:write' },
-  '/v1/webhooks': { post: 'webhooks:write' },
+  '/v1/webhooks': { get: 'webhooks:read', post: 'webhooks:write' },
+  '/v1/webhooks/{id}': { get: 'webhooks:read', post: 'webhooks:write', delete: 'webhooks:write' },
 };
 const FILES_PREFIX = DOWNLOAD_BASE_URL ? new URL(DOWNLOAD_BASE_URL).pathname.replace(/\/$/, '') : '/files';
 const FILES = `${FILES_PREFIX}/{token}`;
@@ -253,7 +254,7 @@ const expectError = (res, status, code) => {
 // ---------------------------------------------------------------------------------------
 // (a) The document.
 
-test('docs/openapi.json is JSON, OpenAPI 3.1.x, with exactly the six routes and the files location', () => {
+test('docs/openapi.json is JSON, OpenAPI 3.1.x, with exactly the API\'s routes and the files location', () => {
   assert.equal(docError, undefined, `docs/openapi.json is not valid JSON: ${docError?.message}`);
   assert.match(doc.openapi, /^3\.1\.\d+$/);
   assert.equal(typeof doc.info?.title, 'string');
@@ -272,7 +273,7 @@ test('every operation: a schema for every response, the scope, the error envelop
   const scheme = doc.components.securitySchemes.bearer;
   assert.equal(scheme.type, 'http');
   assert.equal(scheme.scheme, 'bearer');
-  for (const word of ['sk_live_', 'sk_test_', 'products:read', 'orders:read', 'downloads:write', 'webhooks:write']) {
+  for (const word of ['sk_live_', 'sk_test_', 'products:read', 'orders:read', 'downloads:write', 'webhooks:read', 'webhooks:write']) {
     assert.ok(scheme.description.includes(word), `the security scheme describes ${word}`);
   }
   const ids = new Set();
@@ -315,9 +316,11 @@ test('every operation: a schema for every response, the scope, the error envelop
         assert.ok(has('401', 'WWW-Authenticate'), `${where}: 401 documents WWW-Authenticate`);
         assert.ok(has('429', 'Retry-After'), `${where}: 429 documents Retry-After`);
         assert.ok(has('503', 'Retry-After'), `${where}: 503 documents Retry-After`);
-        const success = method === 'post' ? '201' : '200';
+        // Creations answer 201, the other routes 200.
+        const success = Object.keys(op.responses).find((s) => s.startsWith('2'));
+        assert.ok(['200', '201'].includes(success), `${where}: a success status`);
         for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) assert.ok(has(success, h), `${where}: ${h}`);
-        if (method === 'post') assert.ok(has('201', 'Idempotent-Replayed'), `${where}: Idempotent-Replayed`);
+        if (method !== 'get') assert.ok(has(success, 'Idempotent-Replayed'), `${where}: Idempotent-Replayed`);
       } else if (method === 'get') {
         assert.ok(has('200', 'Content-Disposition'), `${where}: Content-Disposition`);
         assert.match(op.description, /X-Accel-Redirect/, `${where}: the X-Accel-Redirect note`);
@@ -648,7 +651,29 @@ describe('the running service against the document', () => {
     expectError(await call('POST', T0, { key: keys.seller, body: { url: rx.url('/x'), secret: 'mine' } }), 400, 'parameter_unknown');
     expectError(await call('POST', T0, { key: keys.seller, body: { url: rx.url('/x'), description: 'd'.repeat(17000) } }), 413, 'body_too_large');
     expectError(await call('POST', T0, { key: keys.buyerRO, body: { url: rx.url('/x') } }), 403, 'insufficient_scope');
-    expectError(await call('GET', T0, { key: keys.seller, as: 'POST' }), 405, 'method_not_allowed');
+    expectError(await call('PUT', T0, { key: keys.seller, as: 'POST' }), 405, 'method_not_allowed');
+
+    // Managing it (contract section 13): list, read, change, delete, each answer checked
+    // against the document.
+    const T1 = '/v1/webhooks/{id}';
+    const id = created.json.id;
+    const page = await call('GET', T0, { key: keys.seller, query: [['limit', '1']] });
+    assert.equal(page.status, 200);
+    assert.equal(page.json.data.length, 1);
+    if (page.json.next_cursor) assert.equal((await call('GET', T0, { key: keys.seller, query: [['cursor', page.json.next_cursor]] })).status, 200);
+    assert.equal((await call('GET', T1, { key: keys.seller, params: { id } })).status, 200);
+    const changed = await call('POST', T1, { key: keys.seller, params: { id }, body: { description: 'changed', disabled: false } });
+    assert.equal(changed.status, 200);
+    assert.equal(changed.json.description, 'changed');
+    expectError(await call('POST', T1, { key: keys.seller, params: { id }, body: { disabled: 'no' } }), 400, 'parameter_invalid');
+    expectError(await call('POST', T1, { key: keys.seller, params: { id }, body: { secret: 'x' } }), 400, 'parameter_unknown');
+    expectError(await call('GET', T1, { key: keys.buyerRO, params: { id } }), 403, 'insufficient_scope');
+    expectError(await call('GET', T1, { key: keys.buyer, params: { id } }), 404, 'resource_missing');
+    expectError(await call('PUT', T1, { key: keys.seller, params: { id }, as: 'GET' }), 405, 'method_not_allowed');
+    const extra = await call('POST', T0, { key: keys.seller, body: { url: rx.url('/oa-extra') } });
+    const del = await call('DELETE', T1, { key: keys.seller, params: { id: extra.json.id } });
+    assert.equal(del.status, 200);
+    expectError(await call('DELETE', T1, { key: keys.seller, params: { id: extra.json.id } }), 404, 'resource_missing');
 
     // One event of each kind for the seller's account.
     admin(['payout', '--seller', handle, '--amount', '12.34', '--currency', 'USD', '--mode', 'test']);

@@ -183,15 +183,17 @@ test('the outbox figures are those of webhook_deliveries', async () => {
   // just after a scrape that agree with each other.
   const counts = () => psql(`SELECT count(*) FILTER (WHERE status = 'pending'),
       count(*) FILTER (WHERE status = 'delivered'), count(*) FILTER (WHERE status = 'failed'),
-      count(*) FILTER (WHERE status = 'pending' AND attempts > 0) FROM webhook_deliveries`);
+      count(*) FILTER (WHERE status = 'pending' AND attempts > 0),
+      count(*) FILTER (WHERE status = 'endpoint_deleted') FROM webhook_deliveries`);
   await waitFor(async () => {
     const first = counts();
     const m = await scrape();
     if (counts() !== first) return false;
-    const [pending, delivered, failed, retrying] = first.split('|').map(Number);
+    const [pending, delivered, failed, retrying, ended] = first.split('|').map(Number);
     assert.equal(value(m, 'market_webhook_deliveries', { status: 'pending' }), pending);
     assert.equal(value(m, 'market_webhook_deliveries', { status: 'delivered' }), delivered);
     assert.equal(value(m, 'market_webhook_deliveries', { status: 'failed' }), failed);
+    assert.equal(value(m, 'market_webhook_deliveries', { status: 'endpoint_deleted' }), ended);
     assert.equal(value(m, 'market_webhook_retry_backlog'), retrying);
     const age = value(m, 'market_webhook_oldest_pending_age_seconds');
     assert.ok(pending > 0 ? age >= 0 : age === 0, `oldest pending age ${age} with ${pending} pending`);

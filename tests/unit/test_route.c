@@ -1,5 +1,6 @@
 /* route: method and raw path to an entry of a route table, here one shaped like the API's
- * (app/api/routes.c): its six routes and the download location. */
+ * (app/api/routes.c): its routes, several of them sharing a path, and the download
+ * location. */
 #include <string.h>
 
 #include "route.h"
@@ -17,7 +18,12 @@ static const entry table[] = {
     {{"GET", "/v1/sellers/:id"}, "seller_get"},
     {{"GET", "/v1/orders"}, "orders_list"},
     {{"POST", "/v1/downloads/:id/link"}, "download_link"},
+    {{"GET", "/v1/webhooks"}, "webhooks_list"},
     {{"POST", "/v1/webhooks"}, "webhooks_create"},
+    {{"GET", "/v1/webhooks/:id"}, "webhooks_get"},
+    {{"POST", "/v1/webhooks/:id"}, "webhooks_update"},
+    {{"DELETE", "/v1/webhooks/:id"}, "webhooks_delete"},
+    {{"POST", "/v1/webhooks/:id/rotate_secret"}, "webhooks_rotate_secret"},
     {{"GET", NULL}, "switched_off"},
 };
 #define N_ENTRIES (sizeof table / sizeof table[0])
@@ -71,6 +77,30 @@ START_TEST(the_six_routes)
 }
 END_TEST
 
+START_TEST(one_path_several_methods)
+{
+    matches("GET", "/v1/webhooks", "webhooks_list", NULL, NULL);
+    matches("POST", "/v1/webhooks", "webhooks_create", NULL, NULL);
+    matches("GET", "/v1/webhooks/we_1", "webhooks_get", "we_1", "id");
+    matches("POST", "/v1/webhooks/we_1", "webhooks_update", "we_1", "id");
+    matches("DELETE", "/v1/webhooks/we_1", "webhooks_delete", "we_1", "id");
+    matches("POST", "/v1/webhooks/we_1/rotate_secret", "webhooks_rotate_secret", "we_1", "id");
+    /* A 405 names the first entry of the path and every method of it. */
+    ck_assert_int_eq(find("PUT", "/v1/webhooks/we_1"), ROUTE_METHOD_NOT_ALLOWED);
+    ck_assert_str_eq(found_name(), "webhooks_get");
+    ck_assert_str_eq(m.allow, "GET, POST, DELETE");
+    ck_assert_uint_eq(m.param_len, 4);
+    ck_assert_mem_eq(m.param, "we_1", 4);
+    ck_assert_int_eq(find("DELETE", "/v1/webhooks"), ROUTE_METHOD_NOT_ALLOWED);
+    ck_assert_str_eq(m.allow, "GET, POST");
+    ck_assert_int_eq(find("GET", "/v1/webhooks/we_1/rotate_secret"), ROUTE_METHOD_NOT_ALLOWED);
+    ck_assert_str_eq(m.allow, "POST");
+    /* A match clears what an earlier 405 left. */
+    matches("GET", "/v1/products", "products_list", NULL, NULL);
+    ck_assert_str_eq(m.allow, "");
+}
+END_TEST
+
 START_TEST(parameters_stay_raw)
 {
     matches("GET", "/v1/products/prod%5F1", "product_get", "prod%5F1", "id");
@@ -92,11 +122,11 @@ START_TEST(files_location)
 }
 END_TEST
 
-/* Expects method path to be a 405 of the entry whose methods are allow. */
+/* Expects method path to be a 405 whose Allow header is allow. */
 static void not_allowed(const char *method, const char *path, const char *allow)
 {
     ck_assert_msg(find(method, path) == ROUTE_METHOD_NOT_ALLOWED, "%s %s", method, path);
-    ck_assert_str_eq(table[m.index].spec.methods, allow);
+    ck_assert_str_eq(m.allow, allow);
 }
 
 START_TEST(other_methods_are_405)
@@ -107,7 +137,7 @@ START_TEST(other_methods_are_405)
     not_allowed("PUT", "/v1/sellers/pixelforge", "GET");
     not_allowed("PATCH", "/v1/orders", "GET");
     not_allowed("GET", "/v1/downloads/dl_1/link", "POST");
-    not_allowed("GET", "/v1/webhooks", "POST");
+    not_allowed("PUT", "/v1/webhooks", "GET, POST");
     not_allowed("get", "/v1/products", "GET");
     not_allowed("", "/v1/products", "GET");
 }
@@ -130,7 +160,8 @@ START_TEST(everything_else_is_404)
         "/v1/orders/",
         "/v1/orders/ord_1",
         "/v1/webhooks/",
-        "/v1/webhooks/we_1",
+        "/v1/webhooks/we_1/",
+        "/v1/webhooks/we_1/test/x",
         "/v1/sellers",
         "/v1/sellers/",
         "/v1/downloads",
@@ -188,7 +219,7 @@ END_TEST
 
 START_TEST(first_entry_wins_and_stride_is_honoured)
 {
-    /* A table whose entries are larger than a route_spec, and two that match. */
+    /* A table whose entries are larger than a route_spec, and two whose patterns match. */
     static const struct {
         route_spec spec;
         char padding[40];
@@ -200,6 +231,13 @@ START_TEST(first_entry_wins_and_stride_is_honoured)
     };
     ck_assert_int_eq(route_find(wide, 3, sizeof wide[0], "GET", "/a/b", 4, &m), ROUTE_FOUND);
     ck_assert_int_eq(wide[m.index].id, 1);
+    /* The method picks among the entries whose patterns match. */
+    ck_assert_int_eq(route_find(wide, 3, sizeof wide[0], "POST", "/a/b", 4, &m), ROUTE_FOUND);
+    ck_assert_int_eq(wide[m.index].id, 2);
+    ck_assert_int_eq(route_find(wide, 3, sizeof wide[0], "PUT", "/a/b", 4, &m),
+                     ROUTE_METHOD_NOT_ALLOWED);
+    ck_assert_int_eq(wide[m.index].id, 1);
+    ck_assert_str_eq(m.allow, "GET, POST");
     ck_assert_int_eq(route_find(wide, 3, sizeof wide[0], "GET", "/c", 2, &m), ROUTE_FOUND);
     ck_assert_int_eq(wide[m.index].id, 3);
     /* Counted entries only: the third is outside a table of two. */
@@ -226,6 +264,7 @@ Suite *route_suite(void)
     Suite *s = suite_create("route");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, the_six_routes);
+    tcase_add_test(tc, one_path_several_methods);
     tcase_add_test(tc, parameters_stay_raw);
     tcase_add_test(tc, files_location);
     tcase_add_test(tc, other_methods_are_405);

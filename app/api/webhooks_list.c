@@ -1,0 +1,65 @@
+/* GET /v1/webhooks: the caller's subscriptions in the key's mode, newest first, in the
+ * list envelope (docs/contract.md sections 5 and 13); deleted ones are never shown. Keyset
+ * pagination on (created_at, id) through webhook_subscriptions_list
+ * (011_webhook_endpoints.sql). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cursor.h"
+#include "handlers.h"
+#include "paging.h"
+#include "params.h"
+#include "routes.h"
+#include "subscription.h"
+
+/* $1 account, $2 mode, $3 limit; then the cursor's created_at and id. One row more than
+ * the page tells whether a next page exists. */
+#define LIST_SQL(after)                                                                            \
+    "SELECT " SUBSCRIPTION_COLUMNS ", s.created_at::text FROM webhook_subscriptions s"             \
+    " WHERE s.account_id = $1 AND s.mode = $2 AND s.status <> 'deleted'" after                     \
+    " ORDER BY s.created_at DESC, s.id DESC LIMIT $3::integer + 1"
+
+DB_STMT(webhooks_first, LIST_SQL(""), 3);
+DB_STMT(webhooks_next, LIST_SQL(" AND (s.created_at, s.id) < ($4::timestamptz, $5)"), 5);
+
+#define C_CREATED_KEY SUBSCRIPTION_NCOLS /* the cursor's key, full precision */
+
+void handle_webhooks_list(request *r)
+{
+    const char *cursor_text = request_param(r, "cursor");
+    int limit = param_limit(request_param(r, "limit"));
+    /* The cursor is bound to the route, the mode and the account. */
+    buf *ctx = request_buf(r, 256);
+    buf_printf(ctx, "%s;", routes_label(r));
+    cursor_context_add(ctx, "mode", r->caller.mode);
+    cursor_context_add(ctx, "account", r->caller.account_id);
+    char *after[2] = {NULL, NULL};
+    if (!paging_cursor(r, ctx->data, cursor_text, after, 2))
+        return;
+
+    char limit_text[16];
+    snprintf(limit_text, sizeof limit_text, "%d", limit);
+    const char *params[] = {r->caller.account_id, r->caller.mode, limit_text, after[0], after[1]};
+    PGresult *res =
+        request_query(r, cursor_text != NULL ? &webhooks_next : &webhooks_first, params);
+    if (res == NULL)
+        return;
+
+    int rows = PQntuples(res);
+    int shown = rows > limit ? limit : rows;
+    respond_json(r, 200);
+    json_writer *j = &r->json;
+    jw_object_begin(j);
+    jw_key(j, "data");
+    jw_array_begin(j);
+    for (int i = 0; i < shown; i++)
+        subscription_write(j, res, i, 0);
+    jw_array_end(j);
+    if (rows > limit) {
+        const char *key[2] = {db_text(res, shown - 1, C_CREATED_KEY), db_text(res, shown - 1, 0)};
+        paging_write_next(r, ctx->data, key, 2);
+    } else {
+        paging_write_next(r, ctx->data, NULL, 0);
+    }
+    jw_object_end(j);
+}

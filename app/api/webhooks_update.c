@@ -1,0 +1,62 @@
+/* POST /v1/webhooks/:id: changes any of url, events, description and disabled of one of the
+ * caller's subscriptions, and answers the updated object (docs/contract.md section 13).
+ *
+ * The fields follow the rules of creation (subscription.c; a new url has its host checked
+ * again); a field not given keeps its value; disabled true or false sets the status.
+ * Every input check runs before idem_begin, so input errors are never stored under an
+ * Idempotency-Key. A subscription that does not exist for this account and mode (deleted
+ * included) is 404.
+ *
+ * Disabling takes effect at once: the event triggers queue nothing for a disabled
+ * subscription, and a delivery already queued is not sent (market-webhookd asks the
+ * database right before each send: store_begin_send); it fails unsent. */
+#include <string.h>
+
+#include "handlers.h"
+#include "idempotency.h"
+#include "routes.h"
+#include "subscription.h"
+
+/* $1 id, $2 account, $3 mode; then each field, NULL when not given: $4 url, $5 events,
+ * $6 description, $7 disabled. */
+DB_STMT(webhook_update,
+        "UPDATE webhook_subscriptions s"
+        "   SET url = coalesce($4, s.url), events = coalesce($5::text[], s.events),"
+        "       description = coalesce($6, s.description),"
+        "       status = CASE WHEN $7::boolean IS NULL THEN s.status"
+        "                     WHEN $7::boolean THEN 'disabled' ELSE 'enabled' END,"
+        "       updated_at = now()"
+        " WHERE s.id = $1 AND s.account_id = $2 AND s.mode = $3 AND s.status <> 'deleted'"
+        " RETURNING " SUBSCRIPTION_COLUMNS,
+        7);
+
+static void update(request *r, const char *id, const subscription_input *in)
+{
+    const char *params[] = {id,
+                            r->caller.account_id,
+                            r->caller.mode,
+                            in->has_url ? in->url.text : NULL,
+                            in->has_events ? subscription_events_literal(r, in) : NULL,
+                            in->has_description ? in->description : NULL,
+                            in->has_disabled ? (in->disabled ? "true" : "false") : NULL};
+    subscription_respond(r, request_query(r, &webhook_update, params));
+}
+
+void handle_webhooks_update(request *r)
+{
+    static const char *const fields[] = {"url", "events", "description", "disabled", NULL};
+    const char *id = subscription_path_id(r);
+    if (id == NULL)
+        return;
+    json_object *body;
+    subscription_input in;
+    if (!request_json_body(r, fields, &body) || !subscription_read(r, body, false, &in))
+        return;
+
+    idem_state st;
+    if (!idem_begin(r, routes_label(r), &st))
+        return;
+    if (idem_guard(r, &st))
+        update(r, id, &in);
+    idem_finish(r, &st);
+}

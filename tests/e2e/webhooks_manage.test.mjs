@@ -1,0 +1,323 @@
+// Managing webhook subscriptions (docs/contract.md section 13): list, read, change and
+// delete, through the API, with the stack's real drainer and a real HTTPS receiver for
+// what deleting and disabling mean for deliveries. Events are payouts recorded with
+// market-admin (contract section 9).
+//
+// Needs MARKET_WEBHOOK_ALLOW_PRIVATE=1 and short MARKET_WEBHOOK_RETRIES (tests/e2e/run).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { admin, api, importDoc, newKey, psql, uniqueId } from './lib/stack.mjs';
+import { assertError, assertInvalid, RFC3339, sleep } from './fixtures/expect.mjs';
+import { startReceiver } from './fixtures/webhook_receiver.mjs';
+
+const KINDS = ['sale.completed', 'sale.refunded', 'review.created', 'payout.sent'];
+const OBJECT_KEYS = ['id', 'object', 'url', 'events', 'description', 'status', 'livemode', 'created_at', 'updated_at'];
+const x = uniqueId('');
+let rx;
+
+/** A fresh account with a seller (for payouts) and its keys. */
+function newSellerAccount(tag) {
+  const account = `acct_wm${tag}_${x}`;
+  const seller = `wm${tag}-${x}`;
+  importDoc({ mode: 'test', accounts: [{ id: account }], sellers: [{ id: seller, account, name: `Seller ${tag}` }] });
+  return {
+    account,
+    seller,
+    key: newKey({ account }),
+    readOnly: newKey({ account, access: 'read-only' }),
+    live: newKey({ account, mode: 'live' }),
+  };
+}
+
+async function subscribe(key, body) {
+  const r = await api('/v1/webhooks', { key, method: 'POST', body });
+  assert.equal(r.status, 201, r.text);
+  return r.json;
+}
+
+const get = (key, path) => api(path, { key });
+const change = (key, id, body, headers = {}) => api(`/v1/webhooks/${id}`, { key, method: 'POST', body, headers });
+const remove = (key, id, headers = {}) => api(`/v1/webhooks/${id}`, { key, method: 'DELETE', headers });
+
+function payout(seller) {
+  return admin(['payout', '--seller', seller, '--amount', '1.00', '--currency', 'USD', '--mode', 'test']).trim();
+}
+
+/** The deliveries of an event, by subscription: {status, attempts, last_error}. */
+function deliveriesOf(eventId) {
+  const out = {};
+  const rows = psql(`SELECT d.subscription_id, d.status, d.attempts, coalesce(d.last_error, '')
+                       FROM webhook_deliveries d WHERE d.event_id = '${eventId}'`);
+  for (const line of rows.split('\n').filter(Boolean)) {
+    const [sub, status, attempts, lastError] = line.split('|');
+    out[sub] = { status, attempts: Number(attempts), lastError };
+  }
+  return out;
+}
+
+/** The event of a payout, found by the payout's id in its body. */
+function eventOfPayout(payoutId) {
+  return psql(`SELECT id FROM events WHERE type = 'payout.sent' AND body LIKE '%${payoutId}%'`);
+}
+
+before(async () => {
+  rx = await startReceiver();
+});
+after(async () => {
+  await rx?.close();
+});
+
+test('list, read and change: the subscription object, newest first, cursor pages', async () => {
+  const a = newSellerAccount('l');
+  const made = [];
+  for (let i = 0; i < 5; i++) made.push(await subscribe(a.key, { url: rx.url(`/list-${i}`), description: `n${i}` }));
+
+  const one = await get(a.key, `/v1/webhooks/${made[2].id}`);
+  assert.equal(one.status, 200, one.text);
+  assert.deepEqual(Object.keys(one.json), OBJECT_KEYS);
+  assert.equal(one.json.id, made[2].id);
+  assert.equal(one.json.object, 'webhook_subscription');
+  assert.equal(one.json.url, made[2].url);
+  assert.deepEqual(one.json.events, KINDS);
+  assert.equal(one.json.description, 'n2');
+  assert.equal(one.json.status, 'enabled');
+  assert.equal(one.json.livemode, false);
+  assert.equal(one.json.created_at, made[2].created_at);
+  assert.match(one.json.updated_at, RFC3339);
+  assert.equal(one.json.secret, undefined, 'the secret is never shown again');
+
+  // Pages of 2: all five, newest first, each once.
+  const seen = [];
+  let url = '/v1/webhooks?limit=2';
+  for (let pages = 0; ; pages++) {
+    assert.ok(pages < 5, 'the walk ends');
+    const r = await get(a.key, url);
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(Object.keys(r.json).sort(), ['data', 'next_cursor']);
+    assert.ok(r.json.data.length <= 2);
+    for (const s of r.json.data) assert.deepEqual(Object.keys(s), OBJECT_KEYS);
+    seen.push(...r.json.data.map((s) => s.id));
+    if (r.json.next_cursor === null) break;
+    url = `/v1/webhooks?limit=2&cursor=${r.json.next_cursor}`;
+  }
+  assert.deepEqual(seen, made.map((s) => s.id).reverse());
+
+  // A change: only the fields given; the rest stays.
+  const c = await change(a.key, made[0].id, {
+    url: rx.url('/moved'), events: ['payout.sent', 'sale.completed', 'payout.sent'], description: 'moved',
+  });
+  assert.equal(c.status, 200, c.text);
+  assert.deepEqual(Object.keys(c.json), OBJECT_KEYS);
+  assert.equal(c.json.url, rx.url('/moved'));
+  assert.deepEqual(c.json.events, ['sale.completed', 'payout.sent'], 'duplicates dropped, canonical order');
+  assert.equal(c.json.description, 'moved');
+  assert.equal(c.json.status, 'enabled');
+  assert.ok(Date.parse(c.json.updated_at) >= Date.parse(made[0].created_at));
+  const d = await change(a.key, made[0].id, { disabled: true });
+  assert.equal(d.json.status, 'disabled');
+  assert.equal(d.json.url, rx.url('/moved'), 'a field not given keeps its value');
+  assert.deepEqual(d.json.events, ['sale.completed', 'payout.sent']);
+  assert.equal((await change(a.key, made[0].id, { disabled: false })).json.status, 'enabled');
+  assert.deepEqual((await change(a.key, made[0].id, {})).json.events, ['sale.completed', 'payout.sent']);
+  assert.deepEqual((await get(a.key, `/v1/webhooks/${made[0].id}`)).json.events, ['sale.completed', 'payout.sent']);
+});
+
+test('another account, the other mode, a deleted one: 404 and never listed; scopes and methods', async () => {
+  const a = newSellerAccount('o');
+  const b = newSellerAccount('p');
+  const mine = await subscribe(a.key, { url: rx.url('/mine') });
+  const theirs = await subscribe(b.key, { url: rx.url('/theirs') });
+  const live = await subscribe(a.live, { url: rx.url('/live') });
+  for (const [key, id] of [[a.key, theirs.id], [a.key, live.id], [a.live, mine.id], [a.key, 'we_nosuch'], [a.key, 'nope']]) {
+    assertError(await get(key, `/v1/webhooks/${id}`), 404, 'invalid_request_error', 'resource_missing', 'id');
+    assertError(await change(key, id, { description: 'x' }), 404, 'invalid_request_error', 'resource_missing', 'id');
+    assertError(await remove(key, id), 404, 'invalid_request_error', 'resource_missing', 'id');
+  }
+  assert.deepEqual((await get(a.key, '/v1/webhooks')).json.data.map((s) => s.id), [mine.id]);
+  assert.deepEqual((await get(a.live, '/v1/webhooks')).json.data.map((s) => s.id), [live.id]);
+  assert.equal((await get(b.key, `/v1/webhooks/${theirs.id}`)).json.description, '', 'untouched by the other account');
+
+  // A read-only key lacks webhooks:read (and webhooks:write).
+  const ro = (res, scope) => {
+    const e = assertError(res, 403, 'permission_error', 'insufficient_scope');
+    assert.match(e.message, new RegExp(scope));
+  };
+  ro(await get(a.readOnly, '/v1/webhooks'), 'webhooks:read');
+  ro(await get(a.readOnly, `/v1/webhooks/${mine.id}`), 'webhooks:read');
+  ro(await change(a.readOnly, mine.id, { description: 'x' }), 'webhooks:write');
+  ro(await remove(a.readOnly, mine.id), 'webhooks:write');
+  // 404 before 403: an unknown route is 404 whatever the key.
+  assertError(await get(a.readOnly, '/v1/webhooks/we_1/nope'), 404, 'invalid_request_error', 'route_not_found');
+
+  // Other methods: 405 naming every method of the path.
+  const put = await api(`/v1/webhooks/${mine.id}`, { key: a.key, method: 'PUT', body: {} });
+  assertError(put, 405, 'invalid_request_error', 'method_not_allowed');
+  assert.equal(put.headers.get('allow'), 'GET, POST, DELETE');
+  const del = await api('/v1/webhooks', { key: a.key, method: 'DELETE' });
+  assertError(del, 405, 'invalid_request_error', 'method_not_allowed');
+  assert.equal(del.headers.get('allow'), 'GET, POST');
+
+  // Delete: the answer, then 404 everywhere, gone from the list.
+  const r = await remove(a.key, mine.id);
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.json, { id: mine.id, object: 'webhook_subscription', deleted: true });
+  assertError(await remove(a.key, mine.id), 404, 'invalid_request_error', 'resource_missing', 'id');
+  assertError(await get(a.key, `/v1/webhooks/${mine.id}`), 404, 'invalid_request_error', 'resource_missing', 'id');
+  assertError(await change(a.key, mine.id, { disabled: false }), 404, 'invalid_request_error', 'resource_missing', 'id');
+  assert.deepEqual((await get(a.key, '/v1/webhooks')).json.data, []);
+});
+
+test('input rules of a change, and Idempotency-Key on changes and deletes', async () => {
+  const a = newSellerAccount('i');
+  const s = await subscribe(a.key, { url: rx.url('/rules') });
+  assertInvalid(await change(a.key, s.id, { secret: 'x' }), 'parameter_unknown', 'secret');
+  assertInvalid(await change(a.key, s.id, { url: 'http://example.com/' }), 'url_not_https', 'url');
+  assertInvalid(await change(a.key, s.id, { url: 'https://' }), 'parameter_invalid', 'url');
+  assertInvalid(await change(a.key, s.id, { url: 42 }), 'parameter_invalid', 'url');
+  assertInvalid(await change(a.key, s.id, { events: [] }), 'parameter_invalid', 'events');
+  assertInvalid(await change(a.key, s.id, { events: ['sale.exploded'] }), 'parameter_invalid', 'events');
+  assertInvalid(await change(a.key, s.id, { description: 'x'.repeat(501) }), 'parameter_invalid', 'description');
+  assertInvalid(await change(a.key, s.id, { disabled: 'yes' }), 'parameter_invalid', 'disabled');
+  assertInvalid(await change(a.key, s.id, { disabled: null }), 'parameter_invalid', 'disabled');
+  const notJson = await api(`/v1/webhooks/${s.id}`, {
+    key: a.key, method: 'POST', body: 'disabled=true', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  assertError(notJson, 415, 'invalid_request_error', 'unsupported_media_type');
+  assertInvalid(await api(`/v1/webhooks/${s.id}?x=1`, { key: a.key }), 'parameter_unknown', 'x');
+  // Nothing changed by the refusals.
+  const now = (await get(a.key, `/v1/webhooks/${s.id}`)).json;
+  assert.equal(now.url, s.url);
+  assert.equal(now.status, 'enabled');
+
+  // The same key and body replays; another body is 409.
+  const idem = { 'Idempotency-Key': `chg-${x}` };
+  const first = await change(a.key, s.id, { description: 'once' }, idem);
+  assert.equal(first.status, 200, first.text);
+  await change(a.key, s.id, { description: 'meanwhile' });
+  const replay = await change(a.key, s.id, { description: 'once' }, idem);
+  assert.equal(replay.status, 200);
+  assert.equal(replay.text, first.text, 'the first answer, replayed');
+  assert.equal((await get(a.key, `/v1/webhooks/${s.id}`)).json.description, 'meanwhile', 'the replay changed nothing');
+  assertError(await change(a.key, s.id, { description: 'other' }, idem), 409, 'invalid_request_error', 'idempotency_conflict');
+  const delIdem = { 'Idempotency-Key': `del-${x}` };
+  const gone = await remove(a.key, s.id, delIdem);
+  assert.equal(gone.status, 200, gone.text);
+  const again = await remove(a.key, s.id, delIdem);
+  assert.equal(again.status, 200, 'a retried DELETE with its key replays the answer');
+  assert.equal(again.text, gone.text);
+});
+
+test('the limit of 16 counts subscriptions not deleted: deleting one makes room', async () => {
+  const a = newSellerAccount('n');
+  const subs = [];
+  for (let i = 0; i < 16; i++) subs.push(await subscribe(a.key, { url: rx.url(`/n${i}`) }));
+  assertInvalid(await api('/v1/webhooks', { key: a.key, method: 'POST', body: { url: rx.url('/n16') } }),
+    'subscription_limit_reached', null);
+  await change(a.key, subs[3].id, { disabled: true });
+  assertInvalid(await api('/v1/webhooks', { key: a.key, method: 'POST', body: { url: rx.url('/n16') } }),
+    'subscription_limit_reached', null);
+  assert.equal((await remove(a.key, subs[3].id)).status, 200);
+  await subscribe(a.key, { url: rx.url('/n16') });
+});
+
+test('deleting takes effect at once: pending deliveries end as endpoint_deleted, unsent', async () => {
+  const a = newSellerAccount('d');
+  rx.route('/del-retry', () => 500);
+  const retrying = await subscribe(a.key, { url: rx.url('/del-retry'), events: ['payout.sent'] });
+  const leased = await subscribe(a.key, { url: rx.url('/del-leased'), events: ['payout.sent'] });
+  const kept = await subscribe(a.key, { url: rx.url('/del-kept'), events: ['payout.sent'] });
+
+  // A lease held by a drainer that stalled before its send (no send_started_at): the
+  // delivery must not be sent once the subscription is deleted, whoever holds it.
+  psql(`UPDATE webhook_subscriptions SET status = 'disabled' WHERE id = '${leased.id}'`);
+  const event = eventOfPayout(payout(a.seller));
+  psql(`UPDATE webhook_subscriptions SET status = 'enabled' WHERE id = '${leased.id}'`);
+  psql(`INSERT INTO webhook_deliveries (event_id, subscription_id, attempts, lease_until, leased_by)
+        VALUES ('${event}', '${leased.id}', 1, now() + interval '1 hour', 'stalled-drainer')`);
+  // The retrying one fails its first attempt and waits for its retry.
+  await rx.waitFor((reqs) => reqs.some((q) => q.path === '/del-retry'), 'the first attempt');
+  await rx.waitFor((reqs) => reqs.some((q) => q.path === '/del-kept'), 'the kept subscription gets it');
+  await retryIn(event, retrying.id, 2);
+
+  for (const s of [retrying, leased]) assert.equal((await remove(a.key, s.id)).status, 200);
+  const deletedAt = Date.now();
+  const d = deliveriesOf(event);
+  assert.equal(d[retrying.id].status, 'endpoint_deleted');
+  assert.equal(d[leased.id].status, 'endpoint_deleted', 'ended even under another drainer\'s lease');
+  assert.equal(d[kept.id].status, 'delivered');
+
+  // Events after the answer: none queued for the deleted ones, the kept one gets it.
+  const later = eventOfPayout(payout(a.seller));
+  await rx.waitFor((reqs) => reqs.some((q) => q.path === '/del-kept' && q.headers['webhook-id'] === later), 'the later event');
+  assert.deepEqual(Object.keys(deliveriesOf(later)), [kept.id]);
+  // Past the retry schedule's first delays: nothing more reached the deleted ones.
+  await sleep(3500);
+  assert.ok(!rx.requests.some((q) => q.path === '/del-retry' && q.at > deletedAt), 'no retry after the DELETE');
+  assert.equal(rx.to('/del-leased').length, 0, 'never sent');
+  assert.equal(deliveriesOf(event)[retrying.id].status, 'endpoint_deleted', 'the drainer left it ended');
+});
+
+test('a delivery queued for a subscription deleted meanwhile is ended by the drainer, unsent', async () => {
+  // What the drainer sees when an event committed alongside a DELETE queued a delivery
+  // for it: the claim finds the subscription deleted, and the delivery ends unsent.
+  const a = newSellerAccount('q');
+  const s = await subscribe(a.key, { url: rx.url('/queued'), events: ['payout.sent'] });
+  const other = await subscribe(a.key, { url: rx.url('/queued-other'), events: ['payout.sent'] });
+  const event = eventOfPayout(payout(a.seller));
+  await rx.waitFor((reqs) => reqs.some((q) => q.path === '/queued-other'), 'the event reached the other');
+  assert.equal((await remove(a.key, s.id)).status, 200);
+  psql(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), attempts = 0,
+          delivered_at = NULL, lease_until = NULL, leased_by = NULL
+        WHERE event_id = '${event}' AND subscription_id = '${s.id}'`);
+  psql("NOTIFY market_webhooks");
+  const sentBefore = rx.to('/queued').length;
+  await waitForStatus(event, s.id, 'endpoint_deleted');
+  assert.equal(rx.to('/queued').length, sentBefore, 'not sent again');
+  assert.equal(deliveriesOf(event)[other.id].status, 'delivered');
+});
+
+test('disabling takes effect at once: nothing queued, a pending retry is not sent', async () => {
+  const a = newSellerAccount('x');
+  rx.route('/dis-retry', () => 500);
+  const s = await subscribe(a.key, { url: rx.url('/dis-retry'), events: ['payout.sent'] });
+  const event = eventOfPayout(payout(a.seller));
+  await rx.waitFor((reqs) => reqs.some((q) => q.path === '/dis-retry'), 'the first attempt');
+  await retryIn(event, s.id, 2);
+  assert.equal((await change(a.key, s.id, { disabled: true })).json.status, 'disabled');
+  const disabledAt = Date.now();
+  const later = eventOfPayout(payout(a.seller));
+  assert.deepEqual(deliveriesOf(later), {}, 'nothing queued while disabled');
+  await waitForStatus(event, s.id, 'failed');
+  assert.equal(deliveriesOf(event)[s.id].lastError, 'subscription disabled');
+  assert.ok(!rx.requests.some((q) => q.path === '/dis-retry' && q.at > disabledAt), 'no send after the answer');
+  // Enabled again: later events reach it.
+  await change(a.key, s.id, { disabled: false });
+  rx.route('/dis-retry', () => 204);
+  const third = eventOfPayout(payout(a.seller));
+  await rx.waitFor((reqs) => reqs.some((q) => q.path === '/dis-retry' && q.headers['webhook-id'] === third), 'enabled again');
+});
+
+/** Once the failed first attempt is recorded (pending, no lease: no send in flight), its
+ * retry is put `seconds` from now, so that what the test does next comes before it. */
+async function retryIn(event, sub, seconds) {
+  const until = Date.now() + 15000;
+  while (psql(`SELECT count(*) FROM webhook_deliveries WHERE event_id = '${event}'
+                 AND subscription_id = '${sub}' AND status = 'pending' AND attempts >= 1
+                 AND leased_by IS NULL`) !== '1') {
+    if (Date.now() > until) assert.fail(`the first attempt of ${event} to ${sub} was not recorded`);
+    await sleep(50);
+  }
+  psql(`UPDATE webhook_deliveries SET next_attempt_at = now() + interval '${seconds} seconds'
+         WHERE event_id = '${event}' AND subscription_id = '${sub}'`);
+}
+
+async function waitForStatus(event, sub, status, timeout = 15000) {
+  const until = Date.now() + timeout;
+  for (;;) {
+    const d = deliveriesOf(event)[sub];
+    if (d?.status === status) return d;
+    if (Date.now() > until) assert.fail(`delivery of ${event} to ${sub}: ${JSON.stringify(d)}, not ${status}`);
+    await sleep(100);
+  }
+}
