@@ -125,6 +125,8 @@ bool config_load(market_config *cfg, int needs, char *err, size_t errlen)
         return false;
     if (!env_long("MARKET_RATE_LIMIT", 600, 1, 1000000000, &cfg->rate_limit, err, errlen) ||
         !env_long("MARKET_KEY_GRACE", 86400, 0, 365L * 86400, &cfg->key_grace, err, errlen) ||
+        !env_long("MARKET_WEBHOOK_SECRET_GRACE", 86400, 0, 7L * 86400, &cfg->webhook_secret_grace,
+                  err, errlen) ||
         !env_long("MARKET_DOWNLOAD_TTL", 3600, 60, 86400, &cfg->download_ttl, err, errlen) ||
         !env_long("MARKET_WEBHOOK_TIMEOUT", 10, 1, 300, &cfg->webhook_timeout, err, errlen) ||
         !env_long("MARKET_PAGE_CACHE_MS", 1000, 0, 10000, &cfg->page_cache_ms, err, errlen) ||

@@ -29,6 +29,7 @@ typedef struct {
     size_t secret_len;
     long rate_limit;
     long key_grace;
+    long webhook_secret_grace;     /* seconds a rotated-out webhook secret keeps signing */
     const char *download_base_url; /* without a trailing slash */
     long download_ttl;
     const char *files_root;

@@ -29,13 +29,14 @@ void product_get_render(request *r, const catalogue_read *read, PGresult *res);
 bool seller_get_plan(request *r, catalogue_read *read); /* seller_get.c */
 void seller_get_render(request *r, const catalogue_read *read, PGresult *res);
 
-void handle_orders_list(request *r);     /* orders_list.c */
-void handle_download_link(request *r);   /* download_link.c */
-void handle_webhooks_list(request *r);   /* webhooks_list.c */
-void handle_webhooks_create(request *r); /* webhooks_create.c */
-void handle_webhooks_get(request *r);    /* webhooks_get.c */
-void handle_webhooks_update(request *r); /* webhooks_update.c */
-void handle_webhooks_delete(request *r); /* webhooks_delete.c */
-void handle_file(request *r);            /* file.c: the download location, no API key */
+void handle_orders_list(request *r);            /* orders_list.c */
+void handle_download_link(request *r);          /* download_link.c */
+void handle_webhooks_list(request *r);          /* webhooks_list.c */
+void handle_webhooks_create(request *r);        /* webhooks_create.c */
+void handle_webhooks_get(request *r);           /* webhooks_get.c */
+void handle_webhooks_update(request *r);        /* webhooks_update.c */
+void handle_webhooks_delete(request *r);        /* webhooks_delete.c */
+void handle_webhooks_rotate_secret(request *r); /* webhooks_rotate_secret.c */
+void handle_file(request *r);                   /* file.c: the download location, no API key */
 
 #endif

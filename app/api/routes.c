@@ -117,6 +117,12 @@ static api_route routes[] = {
      no_params,
      handle_webhooks_delete,
      NULL},
+    {{"POST", "/v1/webhooks/:id/rotate_secret"},
+     "webhooks_rotate_secret",
+     "webhooks:write",
+     no_params,
+     handle_webhooks_rotate_secret,
+     NULL},
     {{"GET, HEAD", NULL}, "file", NULL, NULL, handle_file, NULL},
 };
 #define N_ROUTES (sizeof routes / sizeof routes[0])

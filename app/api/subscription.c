@@ -14,6 +14,7 @@
 
 #include <string.h>
 
+#include "crypto.h"
 #include "db_array.h"
 #include "ids.h"
 #include "netcheck.h"
@@ -24,6 +25,7 @@
  * delivery, with its own deadline). */
 #define DNS_DEADLINE_MS 2000
 #define DESCRIPTION_MAX 500 /* characters */
+#define SECRET_BYTES 32
 
 const char *const subscription_kinds[SUBSCRIPTION_KINDS] = {"sale.completed", "sale.refunded",
                                                             "review.created", "payout.sent"};
@@ -162,7 +164,7 @@ const char *subscription_events_literal(request *r, const subscription_input *in
     return events->data;
 }
 
-void subscription_write(json_writer *j, const PGresult *res, int row, int first)
+void subscription_write(json_writer *j, const PGresult *res, int row, int first, const char *secret)
 {
     jw_object_begin(j);
     jw_kv_string(j, "id", PQgetvalue(res, row, first));
@@ -181,6 +183,8 @@ void subscription_write(json_writer *j, const PGresult *res, int row, int first)
     jw_kv_string(j, "description", PQgetvalue(res, row, first + 3));
     jw_kv_string(j, "status", PQgetvalue(res, row, first + 4));
     jw_kv_bool(j, "livemode", strcmp(PQgetvalue(res, row, first + 5), "live") == 0);
+    if (secret != NULL)
+        jw_kv_string(j, "secret", secret);
     jw_kv_string(j, "created_at", PQgetvalue(res, row, first + 6));
     jw_kv_string(j, "updated_at", PQgetvalue(res, row, first + 7));
     jw_object_end(j);
@@ -210,5 +214,17 @@ void subscription_respond(request *r, const PGresult *res)
     if (!subscription_found(r, res))
         return;
     respond_json(r, 200);
-    subscription_write(&r->json, res, 0, 0);
+    subscription_write(&r->json, res, 0, 0, NULL);
+}
+
+const char *subscription_new_secret(request *r, buf *sealed)
+{
+    uint8_t raw[SECRET_BYTES];
+    crypto_random(raw, sizeof raw);
+    buf *text = request_buf(r, 64);
+    buf_puts(text, "whsec_");
+    base64_encode(text, raw, sizeof raw);
+    crypto_seal(r->w->secret_key, text->data, text->len, sealed);
+    explicit_bzero(raw, sizeof raw);
+    return text->data;
 }

@@ -51,6 +51,11 @@ bool subscription_found(request *r, const PGresult *res);
  * first) or none: 200 with the object, or 404 (subscription_found). */
 void subscription_respond(request *r, const PGresult *res);
 
+/* A fresh signing secret: "whsec_" + base64 of 32 random bytes, in the request's arena
+ * (the answer shows it, once), and into sealed its form for the database (AES-256-GCM
+ * under the server's webhook-secret key; market-webhookd opens it). */
+const char *subscription_new_secret(request *r, buf *sealed);
+
 /* The columns subscription_write reads, from webhook_subscriptions as s, in this order. */
 #define SUBSCRIPTION_COLUMNS                                                                       \
     "s.id, s.url, array_to_string(s.events, ','), s.description, s.status, s.mode, " SQL_UTC_TEXT( \
@@ -59,7 +64,9 @@ void subscription_respond(request *r, const PGresult *res);
 
 /* Writes the subscription object of row (columns first..first+7 as SUBSCRIPTION_COLUMNS):
  * {"id","object","url","events","description","status","livemode","created_at",
- * "updated_at"}; never its secret. */
-void subscription_write(json_writer *j, const PGresult *res, int row, int first);
+ * "updated_at"}, with "secret" after livemode when secret is not NULL (the answer of a
+ * rotation: the one time a new secret is shown). */
+void subscription_write(json_writer *j, const PGresult *res, int row, int first,
+                        const char *secret);
 
 #endif

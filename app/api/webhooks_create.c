@@ -22,7 +22,6 @@
 #include "text.h"
 
 #define SUBSCRIPTIONS_MAX 16 /* subscriptions per account and mode, deleted ones aside */
-#define SECRET_BYTES 32
 #define ID_RANDOM_LEN 24
 
 /* Serialises creations per account (both modes): the count below then sees every
@@ -40,20 +39,6 @@ DB_STMT(webhook_insert,
         "          WHERE account_id = $2 AND mode = $3 AND status <> 'deleted') < $8::integer"
         " RETURNING " SQL_UTC_TEXT("created_at"),
         8);
-
-/* A fresh secret: "whsec_" + base64 of 32 random bytes, in the request's arena (the
- * response carries it), and its sealed form for the database. */
-static const char *new_secret(request *r, buf *sealed)
-{
-    uint8_t raw[SECRET_BYTES];
-    crypto_random(raw, sizeof raw);
-    buf *text = request_buf(r, 64);
-    buf_puts(text, "whsec_");
-    base64_encode(text, raw, sizeof raw);
-    crypto_seal(r->w->secret_key, text->data, text->len, sealed);
-    explicit_bzero(raw, sizeof raw);
-    return text->data;
-}
 
 static void respond_created(request *r, const char *id, const subscription_input *in,
                             const char *secret, const char *created_at)
@@ -97,7 +82,7 @@ static void insert_subscription(request *r, const subscription_input *in)
     char limit[8];
     snprintf(limit, sizeof limit, "%d", SUBSCRIPTIONS_MAX);
     buf *sealed = request_buf(r, 128);
-    const char *secret = new_secret(r, sealed);
+    const char *secret = subscription_new_secret(r, sealed);
     const char *params[] = {id,     r->caller.account_id, r->caller.mode, in->url.text,
                             events, in->description,      sealed->data,   limit};
     res = request_query(r, &webhook_insert, params);

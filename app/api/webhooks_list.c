@@ -53,7 +53,7 @@ void handle_webhooks_list(request *r)
     jw_key(j, "data");
     jw_array_begin(j);
     for (int i = 0; i < shown; i++)
-        subscription_write(j, res, i, 0);
+        subscription_write(j, res, i, 0, NULL);
     jw_array_end(j);
     if (rows > limit) {
         const char *key[2] = {db_text(res, shown - 1, C_CREATED_KEY), db_text(res, shown - 1, 0)};

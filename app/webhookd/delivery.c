@@ -8,10 +8,13 @@ void delivery_free(delivery *d)
     free(d->event_id);
     free(d->subscription_id);
     free(d->url);
-    /* The sealed secret is harmless without the server secret, but clear it anyway. */
+    /* The sealed secrets are harmless without the server secret, but clear them anyway. */
     if (d->secret_sealed != NULL)
         explicit_bzero(d->secret_sealed, strlen(d->secret_sealed));
     free(d->secret_sealed);
+    if (d->previous_secret_sealed != NULL)
+        explicit_bzero(d->previous_secret_sealed, strlen(d->previous_secret_sealed));
+    free(d->previous_secret_sealed);
     free(d->body);
     memset(d, 0, sizeof *d);
 }

@@ -12,7 +12,9 @@ typedef struct {
     bool enabled;          /* the subscription is still enabled */
     char *url;
     char *secret_sealed; /* the whsec_ secret, sealed with the server secret */
-    char *body;          /* the exact bytes to sign and send */
+    /* The secret a rotation replaced, while it still signs (also sealed), or NULL. */
+    char *previous_secret_sealed;
+    char *body; /* the exact bytes to sign and send */
 } delivery;
 
 #define ATTEMPT_ERROR_MAX 256

@@ -27,7 +27,7 @@ typedef struct {
     delivery d;
     attempt a;
     target t;
-    char signature[64];
+    char signature[128]; /* one or two "v1,<base64 of 32 bytes>" (47 bytes each) */
     char host[TARGET_HOST_MAX];
     double started_at;    /* when this attempt began, its lookup included */
     long long started_ms; /* the same, monotonic: the attempt's timeout counts from here */
@@ -78,26 +78,39 @@ static void fail_unsent(job *j, const char *why, bool final)
     j->state = JOB_DONE;
 }
 
-/* Opens the subscription secret and signs this attempt. */
-static bool sign_job(const drainer *dr, job *j, long long ts)
+/* Opens one sealed secret and appends its signature of this attempt to sig. */
+static bool sign_with(const drainer *dr, const job *j, const char *sealed, long long ts, buf *sig)
 {
     buf secret;
     buf_init(&secret, 64);
-    bool ok = crypto_open(dr->setup->secret_key, j->d.secret_sealed, &secret);
+    bool ok = crypto_open(dr->setup->secret_key, sealed, &secret);
     uint8_t key[WEBHOOK_KEY_MAX];
     size_t keylen = 0;
     ok = ok && webhook_secret_key(secret.data, key, &keylen);
     explicit_bzero(secret.data, secret.cap);
     buf_free(&secret);
-    if (!ok)
-        return false;
+    if (ok)
+        webhook_sign(key, keylen, j->d.event_id, ts, j->d.body, strlen(j->d.body), sig);
+    explicit_bzero(key, sizeof key);
+    return ok;
+}
+
+/* Signs this attempt with the subscription's secret and, while a rotated-out secret still
+ * signs, with that one too: "v1,<new> v1,<old>", the list Standard Webhooks receivers read
+ * (any one matching signature verifies). */
+static bool sign_job(const drainer *dr, job *j, long long ts)
+{
     buf sig;
     buf_init(&sig, sizeof j->signature);
-    webhook_sign(key, keylen, j->d.event_id, ts, j->d.body, strlen(j->d.body), &sig);
-    explicit_bzero(key, sizeof key);
-    snprintf(j->signature, sizeof j->signature, "%s", sig.data);
+    bool ok = sign_with(dr, j, j->d.secret_sealed, ts, &sig);
+    if (ok && j->d.previous_secret_sealed != NULL) {
+        buf_putc(&sig, ' ');
+        ok = sign_with(dr, j, j->d.previous_secret_sealed, ts, &sig);
+    }
+    if (ok)
+        snprintf(j->signature, sizeof j->signature, "%s", sig.data);
     buf_free(&sig);
-    return true;
+    return ok;
 }
 
 static void release_job(drainer *dr, job *j);

@@ -27,7 +27,8 @@ DB_STMT(claim,
         "                  FOR UPDATE SKIP LOCKED)"
         " RETURNING d.id, d.event_id, d.subscription_id, d.attempts)"
         " SELECT c.id, c.event_id, c.subscription_id, c.attempts, s.status = 'enabled',"
-        "        s.url, s.secret_sealed, e.body"
+        "        s.url, s.secret_sealed, e.body,"
+        "        CASE WHEN s.previous_secret_expires_at > now() THEN s.previous_secret_sealed END"
         "   FROM claimed c"
         "   JOIN events e ON e.id = c.event_id"
         "   JOIN webhook_subscriptions s ON s.id = c.subscription_id",
@@ -164,7 +165,8 @@ enum {
     CLAIM_ENABLED,
     CLAIM_URL,
     CLAIM_SECRET,
-    CLAIM_BODY
+    CLAIM_BODY,
+    CLAIM_PREVIOUS_SECRET
 };
 
 int store_claim(store *s, int max, delivery *out)
@@ -192,6 +194,9 @@ int store_claim(store *s, int max, delivery *out)
         d->url = dup_value(res, i, CLAIM_URL);
         d->secret_sealed = dup_value(res, i, CLAIM_SECRET);
         d->body = dup_value(res, i, CLAIM_BODY);
+        d->previous_secret_sealed = PQgetisnull(res, i, CLAIM_PREVIOUS_SECRET)
+                                        ? NULL
+                                        : dup_value(res, i, CLAIM_PREVIOUS_SECRET);
     }
     PQclear(res);
     return n < max ? n : max;

@@ -42,6 +42,7 @@ const ROUTES = {
   '/v1/downloads/{id}/link': { post: 'downloads:write' },
   '/v1/webhooks': { get: 'webhooks:read', post: 'webhooks:write' },
   '/v1/webhooks/{id}': { get: 'webhooks:read', post: 'webhooks:write', delete: 'webhooks:write' },
+  '/v1/webhooks/{id}/rotate_secret': { post: 'webhooks:write' },
 };
 const FILES_PREFIX = DOWNLOAD_BASE_URL ? new URL(DOWNLOAD_BASE_URL).pathname.replace(/\/$/, '') : '/files';
 const FILES = `${FILES_PREFIX}/{token}`;
@@ -670,6 +671,14 @@ describe('the running service against the document', () => {
     expectError(await call('GET', T1, { key: keys.buyerRO, params: { id } }), 403, 'insufficient_scope');
     expectError(await call('GET', T1, { key: keys.buyer, params: { id } }), 404, 'resource_missing');
     expectError(await call('PUT', T1, { key: keys.seller, params: { id }, as: 'GET' }), 405, 'method_not_allowed');
+    const T2 = '/v1/webhooks/{id}/rotate_secret';
+    const rotated = await call('POST', T2, { key: keys.seller, params: { id }, body: { expire_old_in: 0 } });
+    assert.equal(rotated.status, 200);
+    assert.match(rotated.json.secret, /^whsec_/);
+    const again = await call('POST', T2, { key: keys.seller, params: { id } });
+    assert.equal(again.status, 200);
+    expectError(await call('POST', T2, { key: keys.seller, params: { id }, body: { expire_old_in: -1 } }), 400, 'parameter_invalid');
+    created.json.secret = again.json.secret; // what the deliveries below are signed with
     const extra = await call('POST', T0, { key: keys.seller, body: { url: rx.url('/oa-extra') } });
     const del = await call('DELETE', T1, { key: keys.seller, params: { id: extra.json.id } });
     assert.equal(del.status, 200);

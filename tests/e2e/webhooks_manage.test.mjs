@@ -9,9 +9,10 @@ import assert from 'node:assert/strict';
 
 import { admin, api, importDoc, newKey, psql, uniqueId } from './lib/stack.mjs';
 import { assertError, assertInvalid, RFC3339, sleep } from './fixtures/expect.mjs';
-import { startReceiver } from './fixtures/webhook_receiver.mjs';
+import { failsWith, startReceiver, verifyDelivery } from './fixtures/webhook_receiver.mjs';
 
 const KINDS = ['sale.completed', 'sale.refunded', 'review.created', 'payout.sent'];
+const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 const OBJECT_KEYS = ['id', 'object', 'url', 'events', 'description', 'status', 'livemode', 'created_at', 'updated_at'];
 const x = uniqueId('');
 let rx;
@@ -311,6 +312,75 @@ async function retryIn(event, sub, seconds) {
   psql(`UPDATE webhook_deliveries SET next_attempt_at = now() + interval '${seconds} seconds'
          WHERE event_id = '${event}' AND subscription_id = '${sub}'`);
 }
+
+/** The next delivery of a payout to path: makes one and waits for it. */
+async function nextDelivery(seller, path) {
+  const event = eventOfPayout(payout(seller));
+  await rx.waitFor((reqs) => reqs.some((q) => q.path === path && q.headers['webhook-id'] === event), `the delivery of ${event}`);
+  return rx.requests.find((q) => q.path === path && q.headers['webhook-id'] === event);
+}
+
+test('rotating a secret: shown once, both sign during the grace, expire_old_in 0 ends the old one', async () => {
+  const a = newSellerAccount('r');
+  const s = await subscribe(a.key, { url: rx.url('/rot'), events: ['payout.sent'] });
+  const rotate = (body, headers = {}) => api(`/v1/webhooks/${s.id}/rotate_secret`, { key: a.key, method: 'POST', body, headers });
+
+  const r1 = await rotate();
+  assert.equal(r1.status, 200, r1.text);
+  assert.deepEqual(Object.keys(r1.json), ['id', 'object', 'url', 'events', 'description', 'status', 'livemode', 'secret', 'created_at', 'updated_at']);
+  assert.match(r1.json.secret, SECRET);
+  assert.notEqual(r1.json.secret, s.secret);
+  assert.equal((await get(a.key, `/v1/webhooks/${s.id}`)).json.secret, undefined, 'never shown again');
+  // During the grace: two signatures, each secret verifies (the standardwebhooks library
+  // and by hand), a third does not.
+  const during = await nextDelivery(a.seller, '/rot');
+  assert.equal(during.headers['webhook-signature'].split(' ').length, 2, during.headers['webhook-signature']);
+  verifyDelivery(r1.json.secret, during);
+  verifyDelivery(s.secret, during);
+  assert.ok(failsWith('whsec_' + Buffer.alloc(32, 7).toString('base64'), during));
+
+  // expire_old_in: 0 ends the old one at once: one signature, the new secret's.
+  const r2 = await rotate({ expire_old_in: 0 });
+  assert.equal(r2.status, 200, r2.text);
+  const after = await nextDelivery(a.seller, '/rot');
+  assert.equal(after.headers['webhook-signature'].split(' ').length, 1);
+  verifyDelivery(r2.json.secret, after);
+  assert.ok(failsWith(r1.json.secret, after), 'the previous secret no longer verifies');
+  assert.ok(failsWith(s.secret, after));
+
+  // A grace that has run out: the drainer signs with the new secret alone.
+  const r3 = await rotate({ expire_old_in: 60 });
+  psql(`UPDATE webhook_subscriptions SET previous_secret_expires_at = now() - interval '1 second' WHERE id = '${s.id}'`);
+  const expired = await nextDelivery(a.seller, '/rot');
+  assert.equal(expired.headers['webhook-signature'].split(' ').length, 1);
+  verifyDelivery(r3.json.secret, expired);
+  assert.ok(failsWith(r2.json.secret, expired));
+
+  // At rest: sealed, never in clear.
+  const row = psql(`SELECT secret_sealed || ' ' || coalesce(previous_secret_sealed, '') FROM webhook_subscriptions WHERE id = '${s.id}'`);
+  for (const secret of [s.secret, r1.json.secret, r2.json.secret, r3.json.secret]) assert.ok(!row.includes(secret.slice(6)));
+
+  // Input, idempotency, other accounts.
+  for (const bad of [-1, 604801, 1.5, '60', null, true]) {
+    assertInvalid(await rotate({ expire_old_in: bad }), 'parameter_invalid', 'expire_old_in');
+  }
+  assertInvalid(await rotate({ secret: 'mine' }), 'parameter_unknown', 'secret');
+  assert.equal((await rotate({ expire_old_in: 604800 })).status, 200);
+  const idem = { 'Idempotency-Key': `rot-${x}` };
+  const first = await rotate({}, idem);
+  const replay = await rotate({}, idem);
+  assert.equal(replay.text, first.text, 'the replay shows the same secret');
+  assertError(await rotate({ expire_old_in: 5 }, idem), 409, 'invalid_request_error', 'idempotency_conflict');
+  const b = newSellerAccount('s');
+  assertError(await api(`/v1/webhooks/${s.id}/rotate_secret`, { key: b.key, method: 'POST' }), 404, 'invalid_request_error', 'resource_missing', 'id');
+  const ro = await api(`/v1/webhooks/${s.id}/rotate_secret`, { key: a.readOnly, method: 'POST' });
+  assert.match(assertError(ro, 403, 'permission_error', 'insufficient_scope').message, /webhooks:write/);
+  const getRotate = await api(`/v1/webhooks/${s.id}/rotate_secret`, { key: a.key });
+  assertError(getRotate, 405, 'invalid_request_error', 'method_not_allowed');
+  assert.equal(getRotate.headers.get('allow'), 'POST');
+  assert.equal((await remove(a.key, s.id)).status, 200);
+  assertError(await rotate(), 404, 'invalid_request_error', 'resource_missing', 'id');
+});
 
 async function waitForStatus(event, sub, status, timeout = 15000) {
   const until = Date.now() + timeout;

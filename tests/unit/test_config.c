@@ -98,6 +98,7 @@ static const char *const vars[] = {
     "MARKET_SECRET_FILE",
     "MARKET_RATE_LIMIT",
     "MARKET_KEY_GRACE",
+    "MARKET_WEBHOOK_SECRET_GRACE",
     "MARKET_DOWNLOAD_BASE_URL",
     "MARKET_DOWNLOAD_TTL",
     "MARKET_FILES_ROOT",
@@ -172,6 +173,7 @@ START_TEST(load_defaults)
     ck_assert_mem_eq(cfg.secret, "0123456789abcdef0123456789abcdef", 32);
     ck_assert_int_eq(cfg.rate_limit, 600);
     ck_assert_int_eq(cfg.key_grace, 86400);
+    ck_assert_int_eq(cfg.webhook_secret_grace, 86400);
     ck_assert_int_eq(cfg.download_ttl, 3600);
     ck_assert_int_eq(cfg.webhook_timeout, 10);
     ck_assert_int_eq(cfg.webhook_retry_count, 7);
@@ -234,6 +236,23 @@ START_TEST(load_retention)
 }
 END_TEST
 
+/* MARKET_WEBHOOK_SECRET_GRACE: 0 (a rotation ends the old secret at once) to 7 days. */
+START_TEST(load_webhook_secret_grace)
+{
+    setenv("MARKET_WEBHOOK_SECRET_GRACE", "0", 1);
+    ck_assert_msg(load(), "%s", err);
+    ck_assert_int_eq(cfg.webhook_secret_grace, 0);
+    setenv("MARKET_WEBHOOK_SECRET_GRACE", "604800", 1);
+    ck_assert_msg(load(), "%s", err);
+    ck_assert_int_eq(cfg.webhook_secret_grace, 604800);
+    static const char *const bad[] = {"604801", "-1", "1d", "x"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("MARKET_WEBHOOK_SECRET_GRACE", bad[i], 1);
+        load_fails("MARKET_WEBHOOK_SECRET_GRACE");
+    }
+}
+END_TEST
+
 START_TEST(load_rejects_bad_settings)
 {
     setenv("MARKET_RATE_LIMIT", "0", 1);
@@ -293,6 +312,7 @@ Suite *config_suite(void)
     tcase_add_test(env, load_overrides);
     tcase_add_test(env, load_rejects_bad_settings);
     tcase_add_test(env, load_retention);
+    tcase_add_test(env, load_webhook_secret_grace);
     tcase_add_test(env, load_checks_secret);
     suite_add_tcase(s, env);
     return s;
