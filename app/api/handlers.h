@@ -37,6 +37,7 @@ void handle_webhooks_get(request *r);           /* webhooks_get.c */
 void handle_webhooks_update(request *r);        /* webhooks_update.c */
 void handle_webhooks_delete(request *r);        /* webhooks_delete.c */
 void handle_webhooks_rotate_secret(request *r); /* webhooks_rotate_secret.c */
+void handle_webhooks_test(request *r);          /* webhooks_test.c */
 void handle_file(request *r);                   /* file.c: the download location, no API key */
 
 #endif

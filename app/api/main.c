@@ -46,6 +46,8 @@ static const char *status_text(int status)
         return "OK";
     case 201:
         return "Created";
+    case 202:
+        return "Accepted";
     case 400:
         return "Bad Request";
     case 401:

@@ -14,7 +14,7 @@
 
 /* The counters of lib/metrics, in this order. A change of their meaning or number must
  * change OPS_LAYOUT, so that a running pool's old file is replaced, never misread. */
-#define OPS_LAYOUT 1
+#define OPS_LAYOUT 2
 /* Slot 0 counts requests that matched no route (404, or 401 before the route was
  * known); slot i + 1 the i-th route of the table (routes.h). */
 #define N_ROUTES (ROUTES_COUNT + 1)
@@ -25,7 +25,7 @@ static const char *route_name(size_t slot)
 }
 
 /* Every status the worker answers; anything else counts as "other". */
-static const int statuses[] = {200, 201, 400, 401, 403, 404, 405,
+static const int statuses[] = {200, 201, 202, 400, 401, 403, 404, 405,
                                409, 410, 413, 415, 429, 500, 503};
 #define N_STATUSES ((int)(sizeof statuses / sizeof statuses[0]) + 1)
 

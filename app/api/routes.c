@@ -123,6 +123,12 @@ static api_route routes[] = {
      no_params,
      handle_webhooks_rotate_secret,
      NULL},
+    {{"POST", "/v1/webhooks/:id/test"},
+     "webhooks_test",
+     "webhooks:write",
+     no_params,
+     handle_webhooks_test,
+     NULL},
     {{"GET, HEAD", NULL}, "file", NULL, NULL, handle_file, NULL},
 };
 #define N_ROUTES (sizeof routes / sizeof routes[0])

@@ -16,9 +16,11 @@
 
 #include "crypto.h"
 #include "db_array.h"
+#include "idempotency.h"
 #include "ids.h"
 #include "netcheck.h"
 #include "resolve.h"
+#include "routes.h"
 #include "text.h"
 
 /* How long the URL's host may take to resolve (the drainer checks it again at every
@@ -198,6 +200,21 @@ const char *subscription_path_id(request *r)
         return NULL;
     }
     return id;
+}
+
+void subscription_act_without_body(request *r, void (*effect)(request *r, const char *id))
+{
+    static const char *const no_fields[] = {NULL};
+    const char *id = subscription_path_id(r);
+    json_object *body;
+    if (id == NULL || !request_json_body(r, no_fields, &body))
+        return;
+    idem_state st;
+    if (!idem_begin(r, routes_label(r), &st))
+        return;
+    if (idem_guard(r, &st))
+        effect(r, id);
+    idem_finish(r, &st);
 }
 
 bool subscription_found(request *r, const PGresult *res)

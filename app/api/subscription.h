@@ -43,6 +43,12 @@ const char *subscription_events_literal(request *r, const subscription_input *in
  * id (every id of another shape names nothing the caller may see). */
 const char *subscription_path_id(request *r);
 
+/* The whole of a route that acts on one subscription and takes no body (DELETE, test):
+ * the path's id, a body with any field refused like every unknown field (400
+ * parameter_unknown; 415 when not JSON), then effect(r, id) under Idempotency-Key
+ * (idempotency.h: a replay answers as the first request did). */
+void subscription_act_without_body(request *r, void (*effect)(request *r, const char *id));
+
 /* Whether a statement that returns the subscription's row or none found it; answers 404
  * resource_missing when it did not. res NULL: already answered (request_query failed). */
 bool subscription_found(request *r, const PGresult *res);

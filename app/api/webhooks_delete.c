@@ -11,9 +11,7 @@
  * deleted, so that the deliveries of past events still name it. Honours Idempotency-Key
  * like every change. */
 #include "handlers.h"
-#include "idempotency.h"
 #include "subscription.h"
-#include "routes.h"
 
 DB_STMT(webhook_delete,
         "WITH s AS ("
@@ -44,19 +42,5 @@ static void delete_subscription(request *r, const char *id)
 
 void handle_webhooks_delete(request *r)
 {
-    const char *id = subscription_path_id(r);
-    if (id == NULL)
-        return;
-    /* No body: anything sent is refused like on every route (parameter_unknown). */
-    static const char *const fields[] = {NULL};
-    json_object *body;
-    if (!request_json_body(r, fields, &body))
-        return;
-
-    idem_state st;
-    if (!idem_begin(r, routes_label(r), &st))
-        return;
-    if (idem_guard(r, &st))
-        delete_subscription(r, id);
-    idem_finish(r, &st);
+    subscription_act_without_body(r, delete_subscription);
 }

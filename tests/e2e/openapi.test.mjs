@@ -43,11 +43,14 @@ const ROUTES = {
   '/v1/webhooks': { get: 'webhooks:read', post: 'webhooks:write' },
   '/v1/webhooks/{id}': { get: 'webhooks:read', post: 'webhooks:write', delete: 'webhooks:write' },
   '/v1/webhooks/{id}/rotate_secret': { post: 'webhooks:write' },
+  '/v1/webhooks/{id}/test': { post: 'webhooks:write' },
 };
 const FILES_PREFIX = DOWNLOAD_BASE_URL ? new URL(DOWNLOAD_BASE_URL).pathname.replace(/\/$/, '') : '/files';
 const FILES = `${FILES_PREFIX}/{token}`;
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const KINDS = ['sale.completed', 'sale.refunded', 'review.created', 'payout.sent'];
+// Every event type a receiver may get: the kinds a subscription asks for, and the test event.
+const EVENT_TYPES = [...KINDS, 'webhook.test'];
 const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 // Headers of the API's own making: when an answer carries one, the document must list it.
 const WATCHED = ['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset',
@@ -266,7 +269,7 @@ test('docs/openapi.json is JSON, OpenAPI 3.1.x, with exactly the API\'s routes a
     const have = HTTP_METHODS.filter((m) => doc.paths[path][m] !== undefined);
     assert.deepEqual(have.sort(), Object.keys(methods).sort(), `the methods of ${path}`);
   }
-  assert.deepEqual(Object.keys(doc.webhooks ?? {}).sort(), [...KINDS].sort(), 'the webhooks');
+  assert.deepEqual(Object.keys(doc.webhooks ?? {}).sort(), [...EVENT_TYPES].sort(), 'the webhooks');
   assert.match(JSON.stringify(doc.paths[FILES]), /MARKET_DOWNLOAD_BASE_URL/, 'the files location names MARKET_DOWNLOAD_BASE_URL');
 });
 
@@ -317,9 +320,9 @@ test('every operation: a schema for every response, the scope, the error envelop
         assert.ok(has('401', 'WWW-Authenticate'), `${where}: 401 documents WWW-Authenticate`);
         assert.ok(has('429', 'Retry-After'), `${where}: 429 documents Retry-After`);
         assert.ok(has('503', 'Retry-After'), `${where}: 503 documents Retry-After`);
-        // Creations answer 201, the other routes 200.
+        // Creations answer 201, a test event (queued, not yet sent) 202, the others 200.
         const success = Object.keys(op.responses).find((s) => s.startsWith('2'));
-        assert.ok(['200', '201'].includes(success), `${where}: a success status`);
+        assert.ok(['200', '201', '202'].includes(success), `${where}: a success status`);
         for (const h of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) assert.ok(has(success, h), `${where}: ${h}`);
         if (method !== 'get') assert.ok(has(success, 'Idempotent-Replayed'), `${where}: Idempotent-Replayed`);
       } else if (method === 'get') {
@@ -679,6 +682,8 @@ describe('the running service against the document', () => {
     assert.equal(again.status, 200);
     expectError(await call('POST', T2, { key: keys.seller, params: { id }, body: { expire_old_in: -1 } }), 400, 'parameter_invalid');
     created.json.secret = again.json.secret; // what the deliveries below are signed with
+    const testEvent = await call('POST', '/v1/webhooks/{id}/test', { key: keys.seller, params: { id } });
+    assert.equal(testEvent.status, 202);
     const extra = await call('POST', T0, { key: keys.seller, body: { url: rx.url('/oa-extra') } });
     const del = await call('DELETE', T1, { key: keys.seller, params: { id: extra.json.id } });
     assert.equal(del.status, 200);
@@ -699,17 +704,18 @@ describe('the running service against the document', () => {
     const seen = [];
     for (const body of bodies) {
       const event = JSON.parse(body);
-      assert.ok(KINDS.includes(event.type), `a known kind: ${event.type}`);
+      assert.ok(EVENT_TYPES.includes(event.type), `a known type: ${event.type}`);
       validate(schemaOf(event.type), event, `events row ${event.type}`);
-      // The same event must fail the schema of another kind.
-      const other = KINDS.find((k) => k !== event.type);
+      // The same event must fail the schema of another type.
+      const other = EVENT_TYPES.find((k) => k !== event.type);
       assert.equal(isValid(schemaOf(other), event), false, `${event.type} is not a ${other}`);
       seen.push(event.type);
     }
-    assert.deepEqual([...new Set(seen)].sort(), [...KINDS].sort(), 'one event of each kind');
+    assert.deepEqual([...new Set(seen)].sort(), [...EVENT_TYPES].sort(), 'one event of each type');
+    assert.ok(bodies.includes(testEvent.text), 'the answer of the test route is the events row, byte for byte');
 
     // As delivered: the signing headers as documented, the body as in the events table.
-    await rx.waitFor((reqs) => reqs.filter((r) => r.path === '/oa').length >= bodies.length, 'the deliveries of the four events');
+    await rx.waitFor((reqs) => reqs.filter((r) => r.path === '/oa').length >= bodies.length, 'the deliveries of the five events');
     for (const rec of rx.requests.filter((r) => r.path === '/oa')) {
       const event = JSON.parse(rec.body);
       const op = doc.webhooks[event.type].post;

@@ -382,6 +382,64 @@ test('rotating a secret: shown once, both sign during the grace, expire_old_in 0
   assertError(await rotate(), 404, 'invalid_request_error', 'resource_missing', 'id');
 });
 
+test('a test event: 202 with the event, delivered signed to that subscription alone, like any event', async () => {
+  const a = newSellerAccount('t');
+  // It asked for payouts only: the test event reaches it all the same, and no other.
+  const s = await subscribe(a.key, { url: rx.url('/test-one'), events: ['payout.sent'] });
+  const other = await subscribe(a.key, { url: rx.url('/test-other') });
+  const sendTest = (id, headers = {}) => api(`/v1/webhooks/${id}/test`, { key: a.key, method: 'POST', headers });
+
+  const r = await sendTest(s.id);
+  assert.equal(r.status, 202, r.text);
+  assert.deepEqual(Object.keys(r.json), ['id', 'type', 'created_at', 'livemode', 'data']);
+  assert.match(r.json.id, /^evt_[A-Za-z0-9_]+$/);
+  assert.equal(r.json.type, 'webhook.test');
+  assert.match(r.json.created_at, RFC3339);
+  assert.equal(r.json.livemode, false);
+  assert.deepEqual(r.json.data, { subscription: s.id });
+  await rx.waitFor((reqs) => reqs.some((q) => q.path === '/test-one' && q.headers['webhook-id'] === r.json.id), 'the test event');
+  const rec = rx.requests.find((q) => q.path === '/test-one' && q.headers['webhook-id'] === r.json.id);
+  assert.equal(rec.body, r.text, 'the delivered payload is the answer, byte for byte');
+  verifyDelivery(s.secret, rec);
+  assert.deepEqual(Object.keys(deliveriesOf(r.json.id)), [s.id], 'to that subscription alone');
+  await waitForStatus(r.json.id, s.id, 'delivered');
+  assert.ok(!rx.requests.some((q) => q.path === '/test-other' && q.headers['webhook-id'] === r.json.id));
+
+  // Retried like any event: a receiver failing twice gets it a third time.
+  rx.route('/test-flaky', (req, n) => (n <= 2 ? 503 : 204));
+  const flaky = await subscribe(a.key, { url: rx.url('/test-flaky') });
+  const f = await sendTest(flaky.id);
+  await waitForStatus(f.json.id, flaky.id, 'delivered');
+  assert.equal(deliveriesOf(f.json.id)[flaky.id].attempts, 3);
+
+  // Idempotency: the replay answers the same event and queues nothing more.
+  const idem = { 'Idempotency-Key': `test-${x}` };
+  const first = await sendTest(other.id, idem);
+  const replay = await sendTest(other.id, idem);
+  assert.equal(replay.status, 202);
+  assert.equal(replay.text, first.text);
+  assert.equal(psql(`SELECT count(*) FROM events WHERE type = 'webhook.test' AND body LIKE '%${other.id}%'`), '1');
+
+  // A disabled subscription: recorded, ended unsent.
+  await change(a.key, other.id, { disabled: true });
+  const d = await sendTest(other.id);
+  assert.equal(d.status, 202, d.text);
+  const ended = await waitForStatus(d.json.id, other.id, 'failed');
+  assert.equal(ended.lastError, 'subscription disabled');
+  assert.ok(!rx.requests.some((q) => q.headers['webhook-id'] === d.json.id), 'never sent');
+
+  // Input, scopes, isolation, deleted.
+  const body = await api(`/v1/webhooks/${s.id}/test`, { key: a.key, method: 'POST', body: { type: 'sale.completed' } });
+  assertInvalid(body, 'parameter_unknown', 'type');
+  const ro = await api(`/v1/webhooks/${s.id}/test`, { key: a.readOnly, method: 'POST' });
+  assert.match(assertError(ro, 403, 'permission_error', 'insufficient_scope').message, /webhooks:write/);
+  const b = newSellerAccount('u');
+  assertError(await api(`/v1/webhooks/${s.id}/test`, { key: b.key, method: 'POST' }), 404, 'invalid_request_error', 'resource_missing', 'id');
+  assertError(await api(`/v1/webhooks/${s.id}/test`, { key: a.live, method: 'POST' }), 404, 'invalid_request_error', 'resource_missing', 'id');
+  assert.equal((await remove(a.key, s.id)).status, 200);
+  assertError(await sendTest(s.id), 404, 'invalid_request_error', 'resource_missing', 'id');
+});
+
 async function waitForStatus(event, sub, status, timeout = 15000) {
   const until = Date.now() + timeout;
   for (;;) {
