@@ -38,6 +38,9 @@ void handle_webhooks_update(request *r);        /* webhooks_update.c */
 void handle_webhooks_delete(request *r);        /* webhooks_delete.c */
 void handle_webhooks_rotate_secret(request *r); /* webhooks_rotate_secret.c */
 void handle_webhooks_test(request *r);          /* webhooks_test.c */
+void handle_events_list(request *r);            /* events_list.c */
+extern const char *const event_types[];         /* the values of its type, NULL-terminated */
+void handle_events_get(request *r);             /* events_get.c */
 void handle_file(request *r);                   /* file.c: the download location, no API key */
 
 #endif

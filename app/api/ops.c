@@ -14,7 +14,7 @@
 
 /* The counters of lib/metrics, in this order. A change of their meaning or number must
  * change OPS_LAYOUT, so that a running pool's old file is replaced, never misread. */
-#define OPS_LAYOUT 2
+#define OPS_LAYOUT 3
 /* Slot 0 counts requests that matched no route (404, or 401 before the route was
  * known); slot i + 1 the i-th route of the table (routes.h). */
 #define N_ROUTES (ROUTES_COUNT + 1)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cursor.h"
+#include "routes.h"
 
 bool paging_cursor(request *r, const char *context, const char *text, char **fields, int n)
 {
@@ -24,4 +25,36 @@ void paging_write_next(request *r, const char *context, const char *const *field
     buf *cursor = request_buf(r, 128);
     cursor_encode(cursor, r->w->cursor_key, context, fields, n);
     jw_string_n(&r->json, cursor->data, cursor->len);
+}
+
+void paging_respond(request *r, const char *context, const PGresult *res, int limit, int key_column,
+                    int id_column, void (*write_item)(json_writer *j, const PGresult *res, int row))
+{
+    int rows = PQntuples(res);
+    int shown = rows > limit ? limit : rows;
+    respond_json(r, 200);
+    json_writer *j = &r->json;
+    jw_object_begin(j);
+    jw_key(j, "data");
+    jw_array_begin(j);
+    for (int i = 0; i < shown; i++)
+        write_item(j, res, i);
+    jw_array_end(j);
+    if (rows > limit) {
+        const char *key[2] = {db_text(res, shown - 1, key_column),
+                              db_text(res, shown - 1, id_column)};
+        paging_write_next(r, context, key, 2);
+    } else {
+        paging_write_next(r, context, NULL, 0);
+    }
+    jw_object_end(j);
+}
+
+buf *paging_account_context(request *r)
+{
+    buf *ctx = request_buf(r, 256);
+    buf_printf(ctx, "%s;", routes_label(r));
+    cursor_context_add(ctx, "mode", r->caller.mode);
+    cursor_context_add(ctx, "account", r->caller.account_id);
+    return ctx;
 }

@@ -14,4 +14,15 @@ bool paging_cursor(request *r, const char *context, const char *text, char **fie
 /* Writes "next_cursor": the cursor for fields, or null when fields is NULL. */
 void paging_write_next(request *r, const char *context, const char *const *fields, int n);
 
+/* A cursor context for a list of the caller's own rows: bound to the route, the key's mode
+ * and its account; a route adds its filters with cursor_context_add. In the arena. */
+buf *paging_account_context(request *r);
+
+/* Answers 200 with the list envelope of a keyset page: res holds up to limit + 1 rows, the
+ * one more telling that a next page exists; write_item writes row i into r->json; the next
+ * cursor holds the key_column and id_column of the page's last row. */
+void paging_respond(request *r, const char *context, const PGresult *res, int limit, int key_column,
+                    int id_column,
+                    void (*write_item)(json_writer *j, const PGresult *res, int row));
+
 #endif

@@ -29,4 +29,10 @@ bool param_handle_valid(const char *value);
 /* min_price, max_price: a decimal of at least 0 such as 19.99 (lib/money.h). */
 bool param_price_valid(const char *value);
 
+/* created_gte, created_lt: an RFC 3339 date-time, YYYY-MM-DDTHH:MM:SS with an optional
+ * fraction of 1 to 6 digits and a zone, Z or +HH:MM / -HH:MM (T and Z in either case):
+ * a real calendar date (leap years counted) of the years 0001..9999, hours 00..23,
+ * seconds 00..59, so that PostgreSQL reads every value this accepts. */
+bool param_timestamp_valid(const char *value);
+
 #endif

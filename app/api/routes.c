@@ -51,6 +51,18 @@ static const api_param orders_list_params[] = {
     END,
 };
 static const api_param webhooks_list_params[] = {LIMIT, CURSOR, END};
+static const api_param events_list_params[] = {
+    {"type", NULL, event_types,
+     "type must be one of sale.completed, sale.refunded, review.created, payout.sent, "
+     "webhook.test"},
+    {"created_gte", param_timestamp_valid, NULL,
+     "created_gte must be an RFC 3339 date-time such as 2026-11-26T10:04:05Z"},
+    {"created_lt", param_timestamp_valid, NULL,
+     "created_lt must be an RFC 3339 date-time such as 2026-11-26T10:04:05Z"},
+    LIMIT,
+    CURSOR,
+    END,
+};
 static const api_param no_params[] = {END};
 
 static const catalogue_handler products_list = {products_list_plan, products_list_render};
@@ -129,6 +141,13 @@ static api_route routes[] = {
      no_params,
      handle_webhooks_test,
      NULL},
+    {{"GET", "/v1/events"},
+     "events_list",
+     "webhooks:read",
+     events_list_params,
+     handle_events_list,
+     NULL},
+    {{"GET", "/v1/events/:id"}, "events_get", "webhooks:read", no_params, handle_events_get, NULL},
     {{"GET, HEAD", NULL}, "file", NULL, NULL, handle_file, NULL},
 };
 #define N_ROUTES (sizeof routes / sizeof routes[0])

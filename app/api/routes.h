@@ -51,7 +51,7 @@ route_fault routes_find(request *r);
 bool routes_read_query(request *r);
 
 /* The routes, for metrics: routes_slot gives 0 for no route, i + 1 for the i-th. */
-#define ROUTES_COUNT 13
+#define ROUTES_COUNT 15
 const api_route *routes_at(size_t i);
 size_t routes_slot(const api_route *route);
 

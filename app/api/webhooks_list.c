@@ -5,11 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cursor.h"
 #include "handlers.h"
 #include "paging.h"
 #include "params.h"
-#include "routes.h"
 #include "subscription.h"
 
 /* $1 account, $2 mode, $3 limit; then the cursor's created_at and id. One row more than
@@ -24,15 +22,17 @@ DB_STMT(webhooks_next, LIST_SQL(" AND (s.created_at, s.id) < ($4::timestamptz, $
 
 #define C_CREATED_KEY SUBSCRIPTION_NCOLS /* the cursor's key, full precision */
 
+static void write_subscription(json_writer *j, const PGresult *res, int row)
+{
+    subscription_write(j, res, row, 0, NULL);
+}
+
 void handle_webhooks_list(request *r)
 {
     const char *cursor_text = request_param(r, "cursor");
     int limit = param_limit(request_param(r, "limit"));
     /* The cursor is bound to the route, the mode and the account. */
-    buf *ctx = request_buf(r, 256);
-    buf_printf(ctx, "%s;", routes_label(r));
-    cursor_context_add(ctx, "mode", r->caller.mode);
-    cursor_context_add(ctx, "account", r->caller.account_id);
+    buf *ctx = paging_account_context(r);
     char *after[2] = {NULL, NULL};
     if (!paging_cursor(r, ctx->data, cursor_text, after, 2))
         return;
@@ -45,21 +45,5 @@ void handle_webhooks_list(request *r)
     if (res == NULL)
         return;
 
-    int rows = PQntuples(res);
-    int shown = rows > limit ? limit : rows;
-    respond_json(r, 200);
-    json_writer *j = &r->json;
-    jw_object_begin(j);
-    jw_key(j, "data");
-    jw_array_begin(j);
-    for (int i = 0; i < shown; i++)
-        subscription_write(j, res, i, 0, NULL);
-    jw_array_end(j);
-    if (rows > limit) {
-        const char *key[2] = {db_text(res, shown - 1, C_CREATED_KEY), db_text(res, shown - 1, 0)};
-        paging_write_next(r, ctx->data, key, 2);
-    } else {
-        paging_write_next(r, ctx->data, NULL, 0);
-    }
-    jw_object_end(j);
+    paging_respond(r, ctx->data, res, limit, C_CREATED_KEY, 0, write_subscription);
 }

@@ -44,6 +44,8 @@ const ROUTES = {
   '/v1/webhooks/{id}': { get: 'webhooks:read', post: 'webhooks:write', delete: 'webhooks:write' },
   '/v1/webhooks/{id}/rotate_secret': { post: 'webhooks:write' },
   '/v1/webhooks/{id}/test': { post: 'webhooks:write' },
+  '/v1/events': { get: 'webhooks:read' },
+  '/v1/events/{id}': { get: 'webhooks:read' },
 };
 const FILES_PREFIX = DOWNLOAD_BASE_URL ? new URL(DOWNLOAD_BASE_URL).pathname.replace(/\/$/, '') : '/files';
 const FILES = `${FILES_PREFIX}/{token}`;
@@ -713,6 +715,19 @@ describe('the running service against the document', () => {
     }
     assert.deepEqual([...new Set(seen)].sort(), [...EVENT_TYPES].sort(), 'one event of each type');
     assert.ok(bodies.includes(testEvent.text), 'the answer of the test route is the events row, byte for byte');
+
+    // Reading them back (contract section 13), checked against the document.
+    const events = await call('GET', '/v1/events', { key: keys.seller, query: [['limit', '100']] });
+    assert.equal(events.status, 200);
+    assert.deepEqual(events.json.data.map((e) => JSON.stringify(e)).sort(), bodies.map((b) => JSON.stringify(JSON.parse(b))).sort());
+    const typed = await call('GET', '/v1/events', { key: keys.seller, query: [['type', 'webhook.test'], ['created_gte', '2000-01-01T00:00:00Z']] });
+    assert.equal(typed.json.data.length, 1);
+    const one = await call('GET', '/v1/events/{id}', { key: keys.seller, params: { id: testEvent.json.id } });
+    assert.equal(one.status, 200);
+    expectError(await call('GET', '/v1/events', { key: keys.seller, query: [['type', 'sale']] }), 400, 'parameter_invalid');
+    expectError(await call('GET', '/v1/events', { key: keys.seller, query: [['created_lt', 'yesterday']] }), 400, 'parameter_invalid');
+    expectError(await call('GET', '/v1/events/{id}', { key: keys.buyer, params: { id: testEvent.json.id } }), 404, 'resource_missing');
+    expectError(await call('GET', '/v1/events', { key: keys.buyerRO }), 403, 'insufficient_scope');
 
     // As delivered: the signing headers as documented, the body as in the events table.
     await rx.waitFor((reqs) => reqs.filter((r) => r.path === '/oa').length >= bodies.length, 'the deliveries of the five events');

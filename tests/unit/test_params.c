@@ -59,6 +59,51 @@ START_TEST(slugs_handles_prices)
 }
 END_TEST
 
+START_TEST(timestamps)
+{
+    static const char *const good[] = {
+        "2026-11-26T10:04:05Z",        "2026-11-26t10:04:05z",      "2026-11-26T10:04:05.1Z",
+        "2026-11-26T10:04:05.123456Z", "2026-11-26T10:04:05+01:00", "2026-11-26T10:04:05-23:59",
+        "2024-02-29T00:00:00Z",        "2000-02-29T23:59:59Z",      "0001-01-01T00:00:00Z",
+        "9999-12-31T23:59:59.999999Z",
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        ck_assert_msg(param_timestamp_valid(good[i]), "%s", good[i]);
+    static const char *const bad[] = {
+        "",
+        "2026-11-26",
+        "2026-11-26T10:04:05",          /* no zone */
+        "2026-11-26 10:04:05Z",         /* a space */
+        "2026-11-26T10:04Z",            /* no seconds */
+        "2026-11-26T10:04:05.Z",        /* an empty fraction */
+        "2026-11-26T10:04:05.1234567Z", /* 7 digits */
+        "2026-13-01T00:00:00Z",
+        "2026-00-01T00:00:00Z",
+        "2026-02-29T00:00:00Z", /* not a leap year */
+        "1900-02-29T00:00:00Z",
+        "2026-04-31T00:00:00Z",
+        "2026-11-00T00:00:00Z",
+        "0000-01-01T00:00:00Z",
+        "2026-11-26T24:00:00Z",
+        "2026-11-26T23:60:00Z",
+        "2026-11-26T23:59:60Z",
+        "2026-11-26T10:04:05+24:00",
+        "2026-11-26T10:04:05+01:60",
+        "2026-11-26T10:04:05+0100",
+        "2026-11-26T10:04:05+01:00x",
+        "2026-11-26T10:04:05Zx",
+        "+2026-11-26T10:04:05Z",
+        "2026-1-26T10:04:05Z",
+        "2026-11-26T10:04:05 Z",
+        "２026-11-26T10:04:05Z",
+        "now",
+        "infinity",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(!param_timestamp_valid(bad[i]), "%s", bad[i]);
+}
+END_TEST
+
 Suite *params_suite(void)
 {
     Suite *s = suite_create("params");
@@ -66,6 +111,7 @@ Suite *params_suite(void)
     tcase_add_test(tc, limit);
     tcase_add_test(tc, search_text_counts_characters);
     tcase_add_test(tc, slugs_handles_prices);
+    tcase_add_test(tc, timestamps);
     suite_add_tcase(s, tc);
     return s;
 }
