@@ -1,7 +1,7 @@
 /* webhooks list|disable|enable|delete: what a subscriber does through the API's section 13
- * routes, for an operator (any account). delete ends pending deliveries exactly as
- * DELETE /v1/webhooks/:id does (app/api/webhooks_delete.c): those whose send has not begun
- * end as endpoint_deleted, unsent. */
+ * routes, for an operator (any account). delete is DELETE /v1/webhooks/:id's own
+ * webhook_subscription_delete (sql/migrations/015_subscription_delete.sql): pending
+ * deliveries whose send has not begun end as endpoint_deleted, unsent. */
 #include <stdio.h>
 #include <string.h>
 
@@ -68,18 +68,10 @@ static int webhooks_delete(int argc, char **argv)
     market_config cfg;
     db *c = admin_connect(0, &cfg);
     const char *params[] = {id};
-    PGresult *res =
-        sql_run(c, "webhooks delete",
-                "WITH s AS ("
-                " UPDATE webhook_subscriptions SET status = 'deleted', updated_at = now()"
-                "  WHERE id = $1 AND status <> 'deleted' RETURNING id),"
-                " ended AS ("
-                " UPDATE webhook_deliveries d SET status = 'endpoint_deleted',"
-                "        lease_until = NULL, leased_by = NULL"
-                "   FROM s WHERE d.subscription_id = s.id AND d.status = 'pending'"
-                "    AND d.send_started_at IS NULL RETURNING d.id)"
-                " SELECT s.id, (SELECT count(*) FROM ended) FROM s",
-                1, params);
+    PGresult *res = sql_run(c, "webhooks delete",
+                            "SELECT subscription_id, deliveries_ended"
+                            " FROM webhook_subscription_delete($1, NULL, NULL)",
+                            1, params);
     if (PQntuples(res) == 0)
         fail("webhooks delete: no such subscription %s", id);
     printf("deleted %s (%s pending deliveries ended)\n", id, PQgetvalue(res, 0, 1));

@@ -2,29 +2,14 @@
  * section 13): {"id","object":"webhook_subscription","deleted":true}; a second DELETE, like
  * any id this account and mode do not have, is 404.
  *
- * Nothing more is sent to it from the answer on. One statement marks the subscription
- * deleted (the event triggers queue nothing for it from its commit on) and ends its
- * pending deliveries as endpoint_deleted, unsent. A delivery whose send a drainer has
- * already begun (send_started_at, set under the same row lock: store_begin_send in
- * app/webhookd/store.c) is left to that send, which started before this DELETE in the
- * database's order; any retry of it ends as endpoint_deleted. The row stays, status
- * deleted, so that the deliveries of past events still name it. Honours Idempotency-Key
- * like every change. */
+ * Nothing more is sent to it from the answer on: webhook_subscription_delete
+ * (sql/migrations/015_subscription_delete.sql) marks it deleted and ends its pending
+ * deliveries as endpoint_deleted, unsent, unless a drainer has already begun to send one.
+ * Honours Idempotency-Key like every change. */
 #include "handlers.h"
 #include "subscription.h"
 
-DB_STMT(webhook_delete,
-        "WITH s AS ("
-        " UPDATE webhook_subscriptions SET status = 'deleted', updated_at = now()"
-        "  WHERE id = $1 AND account_id = $2 AND mode = $3 AND status <> 'deleted'"
-        " RETURNING id),"
-        " ended AS ("
-        " UPDATE webhook_deliveries d"
-        "    SET status = 'endpoint_deleted', lease_until = NULL, leased_by = NULL"
-        "   FROM s WHERE d.subscription_id = s.id AND d.status = 'pending'"
-        "    AND d.send_started_at IS NULL)"
-        " SELECT id FROM s",
-        3);
+DB_STMT(webhook_delete, "SELECT subscription_id FROM webhook_subscription_delete($1, $2, $3)", 3);
 
 static void delete_subscription(request *r, const char *id)
 {
