@@ -33,6 +33,11 @@ bool percent_unreserved(unsigned char c);
 /* Appends s[0..n) to b, each byte for which keep is false as %XX (upper-case hex). */
 void percent_encode(buf *b, const char *s, size_t n, bool (*keep)(unsigned char));
 
+/* True when s is an RFC 3339 date-time: YYYY-MM-DDTHH:MM:SS with a real date and time
+ * (second 60 only when leap_second), an optional fraction of 1..max_fraction digits, then
+ * Z or +HH:MM / -HH:MM (T and Z in either case). */
+bool rfc3339_valid(const char *s, int max_fraction, bool leap_second);
+
 /* True when s is 1..max characters, each in the set [A-Za-z0-9] plus `extra`. */
 bool token_valid(const char *s, size_t max, const char *extra);
 

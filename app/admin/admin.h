@@ -66,8 +66,18 @@ void sql_do(db *c, const char *what, const char *sql, int nparams, const char *c
 void sql_begin(db *c, const char *what, db_isolation level);
 void sql_commit(db *c, const char *what);
 
-/* Prints every row of r as one line of tab-separated columns on stdout. */
-void print_rows(const PGresult *res);
+/* SQL for a timestamptz column as RFC 3339 text in UTC with Z (NULL stays NULL). */
+#define SQL_RFC3339(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+
+/* The output of every list command (table.c), on stdout. As text: a header row of the
+ * column names, then a row per line, columns separated by tabs, NULL as "-", a json
+ * column holding an array of strings as its items joined by commas. With --json
+ * (as_json): one JSON array of objects keyed by the column names, each value typed by its
+ * SQL type (integers, booleans, json as itself, NULL as null, the rest strings). */
+void print_table(const PGresult *res, bool as_json);
+
+/* The same for the first nrows rows of res only. */
+void print_table_rows(const PGresult *res, bool as_json, int nrows);
 
 /* A statement run many times is a db_stmt (DB_STMT, lib/db.h), prepared on first use on
  * the connection; any result but rows or a completed command is fatal, as for sql_run. */

@@ -90,54 +90,10 @@ static const char *want_handle(const char *where, json_object *obj, const char *
     return s;
 }
 
-static int two_digits(const char *s)
-{
-    if (s[0] < '0' || s[0] > '9' || s[1] < '0' || s[1] > '9')
-        return -1;
-    return (s[0] - '0') * 10 + (s[1] - '0');
-}
-
-static bool leap_year(int y)
-{
-    return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
-/* YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM), with real calendar dates. */
-static bool rfc3339_valid(const char *s)
-{
-    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    if (strlen(s) < 20 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != 't') ||
-        s[13] != ':' || s[16] != ':')
-        return false;
-    int century = two_digits(s), year2 = two_digits(s + 2), month = two_digits(s + 5),
-        day = two_digits(s + 8), hour = two_digits(s + 11), minute = two_digits(s + 14),
-        second = two_digits(s + 17);
-    if (century < 0 || year2 < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 ||
-        minute < 0 || minute > 59 || second < 0 || second > 60)
-        return false;
-    int year = century * 100 + year2;
-    int last = days[month - 1] + (month == 2 && leap_year(year) ? 1 : 0);
-    if (year < 1 || day > last)
-        return false;
-    const char *p = s + 19;
-    if (*p == '.') {
-        size_t digits = strspn(p + 1, "0123456789");
-        if (digits == 0 || digits > 9)
-            return false;
-        p += 1 + digits;
-    }
-    if ((p[0] == 'Z' || p[0] == 'z') && p[1] == '\0')
-        return true;
-    if ((p[0] != '+' && p[0] != '-') || p[3] != ':' || p[6] != '\0')
-        return false;
-    int oh = two_digits(p + 1), om = two_digits(p + 4);
-    return oh >= 0 && oh <= 23 && om >= 0 && om <= 59;
-}
-
 static const char *want_time(const char *where, json_object *obj, const char *key)
 {
     const char *s = want_string(where, obj, key, false);
-    if (s != NULL && !rfc3339_valid(s))
+    if (s != NULL && !rfc3339_valid(s, 9, true))
         bad(where, key, "must be an RFC 3339 timestamp such as 2026-01-02T03:04:05Z");
     return s;
 }

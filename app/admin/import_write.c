@@ -12,10 +12,28 @@
 #include "ids.h"
 #include "import.h"
 #include "money.h"
+#include "progress.h"
 
+/* What the import has written so far, and its progress line: a step per record of the
+ * document (an account, seller, product with its tiers and files, order with its items,
+ * or review). */
 typedef struct {
     long accounts, sellers, products, tiers, files, orders, downloads, reviews;
+    long steps;
+    progress bar;
 } import_counts;
+
+static long rows_written(const import_counts *n)
+{
+    return n->accounts + n->sellers + n->products + n->tiers + n->files + n->orders + n->downloads +
+           n->reviews;
+}
+
+static void record_done(import_counts *n)
+{
+    n->steps++;
+    progress_show(&n->bar, n->steps, rows_written(n));
+}
 
 DB_STMT(
     upsert_account,
@@ -163,6 +181,7 @@ static void write_accounts(db *c, const import_doc *doc, import_counts *n)
                                 import_str(a, "created_at")};
         stmt_do(c, &upsert_account, params);
         n->accounts++;
+        record_done(n);
     }
     json_object_object_foreach(doc->implicit_accounts, id, unused)
     {
@@ -170,6 +189,7 @@ static void write_accounts(db *c, const import_doc *doc, import_counts *n)
         const char *params[] = {id};
         stmt_do(c, &ensure_account, params);
         n->accounts++;
+        record_done(n);
     }
 }
 
@@ -182,6 +202,7 @@ static void write_sellers(db *c, const import_doc *doc, import_counts *n)
                                 import_str(s, "website"), import_str(s, "created_at")};
         stmt_do(c, &upsert_seller, params);
         n->sellers++;
+        record_done(n);
     }
 }
 
@@ -230,6 +251,7 @@ static void write_product(db *c, const import_doc *doc, json_object *p, import_c
     json_object *files = import_member(p, "files");
     for (size_t f = 0; f < length_of(files); f++, n->files++)
         write_file(c, at(files, f), id);
+    record_done(n);
 }
 
 static void write_products(db *c, const import_doc *doc, import_counts *n)
@@ -300,6 +322,7 @@ static void write_order(db *c, const import_doc *doc, size_t i, import_counts *n
         write_downloads(c, id, position, import_str(at(items, k), "product"), n);
     }
     n->orders++;
+    record_done(n);
 }
 
 static void write_reviews(db *c, const import_doc *doc, import_counts *n)
@@ -312,18 +335,25 @@ static void write_reviews(db *c, const import_doc *doc, import_counts *n)
                                 import_str(review, "created_at")};
         stmt_do(c, &upsert_review, params);
         n->reviews++;
+        record_done(n);
     }
 }
 
 void import_write(db *c, const import_doc *doc)
 {
     import_counts n = {0};
+    long records =
+        (long)(length_of(doc->accounts) + length_of(doc->sellers) + length_of(doc->products) +
+               length_of(doc->orders) + length_of(doc->reviews)) +
+        json_object_object_length(doc->implicit_accounts);
+    progress_begin(&n.bar, "import", records);
     write_accounts(c, doc, &n);
     write_sellers(c, doc, &n);
     write_products(c, doc, &n);
     for (size_t i = 0; i < length_of(doc->orders); i++)
         write_order(c, doc, i, &n);
     write_reviews(c, doc, &n);
+    progress_end(&n.bar, rows_written(&n));
     printf("imported %ld accounts, %ld sellers, %ld products (%ld tiers, %ld files), "
            "%ld orders (%ld new downloads), %ld reviews\n",
            n.accounts, n.sellers, n.products, n.tiers, n.files, n.orders, n.downloads, n.reviews);

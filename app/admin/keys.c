@@ -182,25 +182,25 @@ static int key_revoke(int argc, char **argv)
     return 0;
 }
 
-/* RFC 3339 UTC with Z, or "-" for NULL. */
-#define RFC3339(col)                                                                               \
-    "coalesce(to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), '-')"
-
 static const char key_list_sql[] =
-    "SELECT prefix, mode, access, " RFC3339("created_at") ", " RFC3339("expires_at") ", " RFC3339(
-        "revoked_at") " FROM api_keys WHERE account_id = $1 ORDER BY created_at, id";
+    "SELECT prefix, mode, access, " SQL_RFC3339("created_at") " AS created_at, " SQL_RFC3339(
+        "expires_at") " AS expires_at, " SQL_RFC3339("revoked_at") " AS revoked_at"
+                                                                   " FROM api_keys WHERE "
+                                                                   "account_id = $1"
+                                                                   " ORDER BY api_keys.created_at, "
+                                                                   "api_keys.id";
 
 static int key_list(int argc, char **argv)
 {
-    option opts[] = {{"--account", false, NULL}};
-    parse_options("key list", argc, argv, opts, 1, NULL, 0);
+    option opts[] = {{"--account", false, NULL}, {"--json", true, NULL}};
+    parse_options("key list", argc, argv, opts, 2, NULL, 0);
     const char *account = option_required("key list", &opts[0]);
     market_config cfg;
     db *c = admin_connect(0, &cfg);
     require_account(c, "key list", account);
     const char *params[] = {account};
     PGresult *res = sql_run(c, "key list", key_list_sql, 1, params);
-    print_rows(res);
+    print_table(res, opts[1].value != NULL);
     PQclear(res);
     db_close(c);
     return 0;

@@ -24,7 +24,8 @@ static const help_entry help[] = {
     {"import", "import FILE|-",
      "      Load a JSON document of accounts, sellers, products (with their tiers and files),\n"
      "      orders and reviews in one transaction, upserting by id. An invalid document\n"
-     "      changes nothing; the error names the first bad path.\n"},
+     "      changes nothing; the error names the first bad path. Shows its progress (see\n"
+     "      Progress below).\n"},
     {"seed",
      "seed --mode test|live --products N [--sellers N] [--orders N] [--random-seed N]\n"
      "       [--jobs N] [--files] [--replace] [--no-vacuum]",
@@ -46,7 +47,7 @@ static const help_entry help[] = {
      "      them. A failed seed leaves no catalogue rows of this run (a replaced catalogue\n"
      "      stays); accounts and sellers may remain, and with --replace the previous seeded\n"
      "      orders are gone; a failure in phase 3 leaves the new catalogue without orders\n"
-     "      (seed --replace starts over).\n"},
+     "      (seed --replace starts over). Shows its progress (see Progress below).\n"},
     {"key", "key create --account ID --mode test|live --access read-only|read-write",
      "      Print a new API key (the only time it is shown).\n"},
     {"key", "key rotate KEY|-",
@@ -55,20 +56,26 @@ static const help_entry help[] = {
      "      rotated key cannot be rotated. \"-\" reads the key from standard input.\n"},
     {"key", "key revoke KEY|-",
      "      Revoke a key at once (revoking a revoked key keeps its first revocation time).\n"},
-    {"key", "key list --account ID",
+    {"key", "key list --account ID [--json]",
      "      A line per key: prefix, mode, access, created_at, expires_at, revoked_at.\n"},
     {"refund", "refund ORDER_ID",
      "      Mark a paid order refunded and revoke all its download links.\n"},
     {"payout", "payout --seller HANDLE --amount 12.34 --currency USD --mode test|live",
      "      Record a sent payout and print its id.\n"},
-    {"deliveries", "deliveries [--failed]",
-     "      A line per webhook delivery: event id, event type, subscription id, status,\n"
-     "      attempts, last HTTP status.\n"},
+    {"deliveries",
+     "deliveries [--status pending|delivered|failed|endpoint_deleted] [--failed]\n"
+     "       [--account ID] [--since DATE-TIME] [--limit N] [--json]",
+     "      A line per retained webhook delivery, newest first: event, type, subscription,\n"
+     "      status, attempts, last_status (HTTP), last_error, next_attempt_at (while\n"
+     "      pending), account, mode, created_at (queued). --failed is --status failed;\n"
+     "      --since an RFC 3339 date-time (2026-11-26T10:00:00Z): deliveries queued at or\n"
+     "      after it. --limit N (1..1000000): the newest N only, and a note on standard\n"
+     "      error when there are more.\n"},
     {"redeliver", "redeliver EVENT_ID",
      "      Queue that event's deliveries again now, with attempts reset to 0 so the full\n"
      "      retry schedule applies (the attempt history is kept). Deliveries ended because\n"
      "      their subscription was deleted stay ended.\n"},
-    {"webhooks", "webhooks list [--account ID] [--mode test|live]",
+    {"webhooks", "webhooks list [--account ID] [--mode test|live] [--json]",
      "      A line per subscription not deleted: id, account, mode, status, url, events\n"
      "      (comma-separated), created_at.\n"},
     {"webhooks", "webhooks disable|enable SUBSCRIPTION_ID",
@@ -90,6 +97,17 @@ static const char help_head[] =
     "\n";
 
 static const char help_tail[] =
+    "\n"
+    "Lists (key list, deliveries, webhooks list):\n"
+    "  A header row naming the columns, then a row per line, tab-separated, \"-\" for none;\n"
+    "  several values in one column are comma-separated. --json prints one JSON array of\n"
+    "  objects instead, keyed by the same names, with numbers as numbers and none as null.\n"
+    "\n"
+    "Progress (seed, import):\n"
+    "  On a terminal, a line redrawn in place: the share done, rows written, their rate\n"
+    "  and the time left. Otherwise a line every MARKET_PROGRESS_SECONDS seconds (default\n"
+    "  5; 0: none), and a line naming each phase that cannot be counted (index builds,\n"
+    "  vacuum), all on standard error.\n"
     "\n"
     "Environment:\n"
     "  MARKET_DB (libpq connection string; empty: libpq's defaults), MARKET_SECRET_FILE\n"

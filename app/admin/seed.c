@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "admin.h"
+#include "progress.h"
 #include "seed.h"
 
 static double seconds_since(const struct timespec *start)
@@ -132,9 +133,23 @@ static void write_sellers(db *c, const seed_plan *plan)
 
 /* --- orders ---------------------------------------------------------------------------- */
 
+/* The orders phase's progress: each order through three passes (orders, items,
+ * downloads). */
+typedef struct {
+    progress bar;
+    long steps, rows;
+} order_progress;
+
+static void order_done(order_progress *op, long rows)
+{
+    op->steps++;
+    op->rows += rows;
+    progress_show(&op->bar, op->steps, op->rows);
+}
+
 /* Orders go in with their final status before their items: the sale triggers of
  * 003_event_triggers.sql are deferred to commit, when the items are there. */
-static void write_order_rows(db *c, const seed_plan *plan, seed_counts *counts)
+static void write_order_rows(db *c, const seed_plan *plan, seed_counts *counts, order_progress *op)
 {
     copy_stream cs;
     copy_begin(&cs, c, "seed: orders",
@@ -144,8 +159,10 @@ static void write_order_rows(db *c, const seed_plan *plan, seed_counts *counts)
         seed_order o;
         seed_make_order(plan->seed, plan->letter, n, plan->products, plan->sellers, plan->buyers,
                         &o);
-        if (o.nitems == 0)
+        if (o.nitems == 0) {
+            order_done(op, 0);
             continue; /* nothing purchasable: a catalogue of drafts */
+        }
         char buyer[32], created[32], refunded[32];
         snprintf(buyer, sizeof buyer, "acct_buyer_%ld", o.buyer);
         seed_time_text(o.created, created, sizeof created);
@@ -159,12 +176,13 @@ static void write_order_rows(db *c, const seed_plan *plan, seed_counts *counts)
             copy_field(&cs, fields[f]);
         copy_row_end(&cs);
         counts->refunded += o.refunded;
+        order_done(op, 1);
     }
     counts->orders = cs.rows;
     copy_end(&cs);
 }
 
-static void write_items(db *c, const seed_plan *plan, seed_counts *counts)
+static void write_items(db *c, const seed_plan *plan, seed_counts *counts, order_progress *op)
 {
     copy_stream cs;
     copy_begin(&cs, c, "seed: order items",
@@ -190,13 +208,14 @@ static void write_items(db *c, const seed_plan *plan, seed_counts *counts)
             copy_field_long(&cs, p.price[o.items[i].tier]);
             copy_row_end(&cs);
         }
+        order_done(op, o.nitems);
     }
     counts->items = cs.rows;
     copy_end(&cs);
 }
 
 /* One file per seeded product, so one download per item: dl_<order>_<position>. */
-static void write_downloads(db *c, const seed_plan *plan, seed_counts *counts)
+static void write_downloads(db *c, const seed_plan *plan, seed_counts *counts, order_progress *op)
 {
     copy_stream cs;
     copy_begin(&cs, c, "seed: downloads",
@@ -218,6 +237,7 @@ static void write_downloads(db *c, const seed_plan *plan, seed_counts *counts)
             copy_field(&cs, created);
             copy_row_end(&cs);
         }
+        order_done(op, o.nitems);
     }
     counts->downloads = cs.rows;
     copy_end(&cs);
@@ -229,10 +249,14 @@ static void write_orders(db *c, const seed_plan *plan, seed_counts *counts)
 {
     if (plan->orders == 0)
         return;
+    order_progress op = {.steps = 0, .rows = 0};
+    progress_begin(&op.bar, "seed: orders", plan->orders * 3);
     sql_begin(c, "seed", DB_READ_COMMITTED);
-    write_order_rows(c, plan, counts);
-    write_items(c, plan, counts);
-    write_downloads(c, plan, counts);
+    write_order_rows(c, plan, counts, &op);
+    write_items(c, plan, counts, &op);
+    write_downloads(c, plan, counts, &op);
+    progress_end(&op.bar, op.rows);
+    progress_note("seed: committing the orders (their sale triggers run now)");
     sql_commit(c, "seed");
 }
 
@@ -302,6 +326,7 @@ static void write_shared(db *c, const seed_plan *plan)
 static void tidy_up(db *c, const seed_plan *plan)
 {
     const char *tables = "products, tiers, files, orders, order_items, downloads";
+    progress_note(plan->vacuum ? "seed: vacuum and analyze" : "seed: analyze");
     char sql[128]; /* constants only */
     snprintf(sql, sizeof sql, "%s %s", plan->vacuum ? "VACUUM (ANALYZE)" : "ANALYZE", tables);
     sql_do(c, "seed", sql, 0, NULL);

@@ -10,6 +10,7 @@
 #define MARKET_ADMIN_SEED_H
 
 #include "db.h"
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -111,9 +112,21 @@ typedef struct {
 
 /* Products first..last (numbers, inclusive) with their tiers and files: the share of
  * the catalogue that one connection writes in one transaction. */
+/* How far a slice's writer has got, in memory shared with the main process, which sums
+ * the meters for its progress line. Each writer has its own: no contention. */
+typedef struct {
+    _Atomic long steps; /* products through a pass (products, tiers, files, disk files) */
+    _Atomic long rows;  /* rows sent to the server */
+} seed_meter;
+
 typedef struct {
     long first, last;
+    seed_meter *meter;
 } seed_slice;
+
+/* Passes over each product of a slice: the rows of products, tiers, files, and with
+ * --files the files on disk. */
+#define SEED_PASSES(plan) ((plan)->files ? 4L : 3L)
 
 /* The id range and exact pattern of a mode's seeded ids of one kind between two
  * numbers: <prefix><letter><7 digits>, so caller-chosen ids such as prod_tshirt never

@@ -11,10 +11,12 @@
  * Lists and searches are slow while a large seed runs (their indexes are missing); the
  * product ids and every constraint stay in force throughout. A seed that dies before the
  * rebuild leaves the rows, and the next seed rebuilds from them before anything else. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "admin.h"
+#include "progress.h"
 #include "seed.h"
 
 /* One seed at a time sets indexes aside, whatever its mode. (Rebuilds need no lock: a
@@ -84,6 +86,9 @@ int seed_indexes_restore(db *c)
                              0, NULL);
     int n = PQntuples(rows);
     if (n > 0) {
+        char note[96];
+        snprintf(note, sizeof note, "seed: building the catalogue's %d deferred indexes", n);
+        progress_note(note);
         /* The largest on a connection of its own, started first; the rest here. */
         market_config cfg;
         db *side = admin_connect(0, &cfg);

@@ -17,19 +17,28 @@
  * before it, which seed --replace clears.
  *
  * A writer's standard error goes to a pipe, so that the command still prints one line
- * when it fails: the first failed writer's. */
+ * when it fails: the first failed writer's.
+ *
+ * While the writers work, the main process shows their progress (progress.h) from the
+ * meters they advance in a shared mapping. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "admin.h"
+#include "progress.h"
 #include "seed.h"
+
+/* How often the main process looks at the meters while it waits for the writers. */
+#define PROGRESS_POLL_MS 250
 
 typedef struct {
     seed_slice slice;
@@ -138,9 +147,19 @@ static bool reap(writer *wr, bool block)
     return wr->ended;
 }
 
-/* Waits until every writer has reported its counts. Returns the first to end without
- * (its pipe closed), or -1. */
-static int wait_ready(writer *wr, int n)
+static void show_progress(progress *p, const writer *wr, int n)
+{
+    long steps = 0, rows = 0;
+    for (int i = 0; i < n; i++) {
+        steps += atomic_load_explicit(&wr[i].slice.meter->steps, memory_order_relaxed);
+        rows += atomic_load_explicit(&wr[i].slice.meter->rows, memory_order_relaxed);
+    }
+    progress_show(p, steps, rows);
+}
+
+/* Waits until every writer has reported its counts, showing their progress meanwhile.
+ * Returns the first to end without (its pipe closed), or -1. */
+static int wait_ready(writer *wr, int n, progress *p)
 {
     for (int pending = n; pending > 0;) {
         struct pollfd fds[SEED_MAX_JOBS];
@@ -151,7 +170,9 @@ static int wait_ready(writer *wr, int n)
                 which[nfds++] = i;
             }
         }
-        if (poll(fds, (nfds_t)nfds, -1) < 0) {
+        int polled = poll(fds, (nfds_t)nfds, PROGRESS_POLL_MS);
+        show_progress(p, wr, n);
+        if (polled < 0) {
             if (errno == EINTR)
                 continue;
             fail("seed: poll: %s", strerror(errno));
@@ -237,23 +258,44 @@ static void add_counts(seed_counts *to, const seed_counts *from)
     to->files_written += from->files_written;
 }
 
+/* The writers' meters: shared with them, so mapped before they are forked. */
+static seed_meter *map_meters(int n)
+{
+    void *m = mmap(NULL, sizeof(seed_meter) * (size_t)n, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        fail("seed: mmap: %s", strerror(errno));
+    return m; /* zero-filled */
+}
+
 void seed_run_slices(const seed_plan *plan, seed_counts *counts)
 {
     writer wr[SEED_MAX_JOBS];
     int n = plan->jobs;
+    seed_meter *meters = map_meters(n);
     /* A writer that dies makes its pipes raise SIGPIPE: an error to handle, not a death. */
     signal(SIGPIPE, SIG_IGN);
     for (int i = 0; i < n; i++) {
         wr[i].slice.first = 1 + (long)i * plan->products / n;
         wr[i].slice.last = (long)(i + 1) * plan->products / n;
+        wr[i].slice.meter = &meters[i];
         start_writer(plan, &wr[i], wr, i);
     }
-    int failed = wait_ready(wr, n);
-    if (failed >= 0)
+    progress p;
+    progress_begin(&p, "seed: catalogue", plan->products * SEED_PASSES(plan));
+    int failed = wait_ready(wr, n, &p);
+    if (failed >= 0) {
+        progress_abandon(&p);
         give_up(wr, n, failed);
+    }
+    long rows = 0;
+    for (int i = 0; i < n; i++)
+        rows += atomic_load_explicit(&meters[i].rows, memory_order_relaxed);
+    progress_end(&p, rows);
     commit_all(wr, n);
     for (int i = 0; i < n; i++) {
         add_counts(counts, &wr[i].counts);
         close_writer_ends(&wr[i]);
     }
+    munmap(meters, sizeof(seed_meter) * (size_t)n);
 }

@@ -5,6 +5,7 @@
  * row is rebuilt from its product number alone, so a slice needs nothing from the others and the
  * data does not depend on how the catalogue is cut. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -60,6 +61,14 @@ static void make_product(const seed_plan *plan, long n, seed_product *p)
     seed_make_product(plan->seed, plan->letter, n, plan->products, plan->sellers, p);
 }
 
+/* One product through one pass, with the rows it took. Relaxed: the main process only
+ * reads the figures for display. */
+static void advance(seed_slice s, long rows)
+{
+    atomic_fetch_add_explicit(&s.meter->steps, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s.meter->rows, rows, memory_order_relaxed);
+}
+
 static void write_products(db *c, const seed_plan *plan, seed_slice s)
 {
     copy_stream cs;
@@ -70,6 +79,7 @@ static void write_products(db *c, const seed_plan *plan, seed_slice s)
         seed_product p;
         make_product(plan, n, &p);
         copy_product_row(&cs, plan, &p);
+        advance(s, 1);
     }
     copy_end(&cs);
 }
@@ -93,6 +103,7 @@ static void write_tiers(db *c, const seed_plan *plan, seed_slice s, seed_counts 
             copy_field(&cs, seed_tier_licences[t]);
             copy_row_end(&cs);
         }
+        advance(s, p.ntiers);
     }
     counts->tiers += cs.rows;
     copy_end(&cs);
@@ -115,6 +126,7 @@ static void write_files(db *c, const seed_plan *plan, seed_slice s)
         copy_field(&cs, path);
         copy_field_long(&cs, p.size_bytes);
         copy_row_end(&cs);
+        advance(s, 1);
     }
     copy_end(&cs);
 }
@@ -154,6 +166,7 @@ static void write_disk_files(const seed_plan *plan, seed_slice s, seed_counts *c
         seed_file_content(&p, &content);
         write_file(path, &content);
         counts->files_written++;
+        advance(s, 0);
     }
     buf_free(&content);
 }

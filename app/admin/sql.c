@@ -144,12 +144,3 @@ void copy_end(copy_stream *cs)
         PQclear(res);
     }
 }
-
-void print_rows(const PGresult *res)
-{
-    for (int i = 0; i < PQntuples(res); i++) {
-        for (int col = 0; col < PQnfields(res); col++)
-            printf("%s%s", col > 0 ? "\t" : "", PQgetvalue(res, i, col));
-        putchar('\n');
-    }
-}

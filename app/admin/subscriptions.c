@@ -8,26 +8,24 @@
 #include "admin.h"
 #include "ids.h"
 
-#define RFC3339(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
-
 /* Deleted subscriptions are not listed: they exist only for their deliveries' history. */
 static const char list_sql[] =
-    "SELECT id, account_id, mode, status, url, array_to_string(events, ','), " RFC3339(
-        "created_at") " FROM webhook_subscriptions"
+    "SELECT id, account_id AS account, mode, status, url, to_json(events) AS events, " SQL_RFC3339(
+        "created_at") " AS created_at FROM webhook_subscriptions"
                       " WHERE status <> 'deleted' AND ($1::text IS NULL OR account_id = $1)"
                       "   AND ($2::text IS NULL OR mode = $2)"
-                      " ORDER BY account_id, mode, created_at, id";
+                      " ORDER BY account_id, mode, webhook_subscriptions.created_at, id";
 
 static int webhooks_list(int argc, char **argv)
 {
-    option opts[] = {{"--account", false, NULL}, {"--mode", false, NULL}};
-    parse_options("webhooks list", argc, argv, opts, 2, NULL, 0);
+    option opts[] = {{"--account", false, NULL}, {"--mode", false, NULL}, {"--json", true, NULL}};
+    parse_options("webhooks list", argc, argv, opts, 3, NULL, 0);
     const char *mode = opts[1].value != NULL ? parse_mode("webhooks list", opts[1].value) : NULL;
     market_config cfg;
     db *c = admin_connect(0, &cfg);
     const char *params[] = {opts[0].value, mode};
     PGresult *res = sql_run(c, "webhooks list", list_sql, 2, params);
-    print_rows(res);
+    print_table(res, opts[2].value != NULL);
     PQclear(res);
     db_close(c);
     return 0;

@@ -8,6 +8,7 @@
 #include "admin.h"
 #include "ids.h"
 #include "money.h"
+#include "text.h"
 
 static int currency_exponent(db *c, const char *currency)
 {
@@ -60,23 +61,74 @@ int cmd_payout(int argc, char **argv)
     return 0;
 }
 
+/* The first six columns are the contract's (section 9), in its order. Newest first, so
+ * that --limit shows what an operator looks for: what just happened. One more row than
+ * the limit is read, to say when there are more; without --limit, every row. */
+static const char deliveries_sql[] = "SELECT e.id AS event, e.type, d.subscription_id AS "
+                                     "subscription, d.status, d.attempts,"
+                                     " d.last_status, d.last_error, " SQL_RFC3339(
+                                         "CASE WHEN d.status = 'pending' THEN d.next_attempt_at "
+                                         "END") " AS next_attempt_at,"
+                                                " e.account_id AS account, e.mode, " SQL_RFC3339(
+                                                    "d.created_at") " AS created_at"
+                                                                    " FROM webhook_deliveries d "
+                                                                    "JOIN events e ON e.id = "
+                                                                    "d.event_id"
+                                                                    " WHERE ($1::text IS NULL OR "
+                                                                    "d.status = $1)"
+                                                                    "   AND ($2::text IS NULL OR "
+                                                                    "e.account_id = $2)"
+                                                                    "   AND ($3::timestamptz IS "
+                                                                    "NULL OR d.created_at >= "
+                                                                    "$3::timestamptz)"
+                                                                    " ORDER BY d.created_at DESC, "
+                                                                    "d.id DESC LIMIT $4::bigint + "
+                                                                    "1"; /* NULL: no limit */
+
+static const char *const delivery_statuses[] = {"pending", "delivered", "failed",
+                                                "endpoint_deleted"};
+
+static const char *parse_status(const char *text)
+{
+    for (size_t i = 0; i < sizeof delivery_statuses / sizeof delivery_statuses[0]; i++)
+        if (strcmp(text, delivery_statuses[i]) == 0)
+            return delivery_statuses[i];
+    usage_fail("deliveries: --status must be pending, delivered, failed or endpoint_deleted");
+}
+
 int cmd_deliveries(int argc, char **argv)
 {
-    option opts[] = {{"--failed", true, NULL}};
-    parse_options("deliveries", argc, argv, opts, 1, NULL, 0);
-    const char *only_failed = opts[0].value != NULL ? "true" : "false";
+    option opts[] = {{"--failed", true, NULL},   {"--status", false, NULL},
+                     {"--account", false, NULL}, {"--since", false, NULL},
+                     {"--limit", false, NULL},   {"--json", true, NULL}};
+    parse_options("deliveries", argc, argv, opts, 6, NULL, 0);
+    const char *status = opts[1].value != NULL ? parse_status(opts[1].value) : NULL;
+    if (opts[0].value != NULL) {
+        if (status != NULL)
+            usage_fail("deliveries: --failed is --status failed; give one of them");
+        status = "failed";
+    }
+    const char *since = opts[3].value;
+    if (since != NULL && !rfc3339_valid(since, 6, false))
+        usage_fail("deliveries: --since must be an RFC 3339 date-time such as "
+                   "2026-11-26T10:00:00Z");
+    long limit = opts[4].value != NULL
+                     ? parse_count("deliveries", "--limit", opts[4].value, 1, 1000000)
+                     : -1;
+    char limit_text[24];
+    snprintf(limit_text, sizeof limit_text, "%ld", limit);
 
     market_config cfg;
     db *c = admin_connect(0, &cfg);
-    const char *params[] = {only_failed};
-    PGresult *res = sql_run(c, "deliveries",
-                            "SELECT e.id, e.type, d.subscription_id, d.status, d.attempts,"
-                            " coalesce(d.last_status::text, '-')"
-                            " FROM webhook_deliveries d JOIN events e ON e.id = d.event_id"
-                            " WHERE NOT $1::boolean OR d.status = 'failed'"
-                            " ORDER BY d.created_at, d.id",
-                            1, params);
-    print_rows(res);
+    const char *params[] = {status, opts[2].value, since, limit > 0 ? limit_text : NULL};
+    PGresult *res = sql_run(c, "deliveries", deliveries_sql, 4, params);
+    bool more = limit > 0 && PQntuples(res) > limit;
+    if (more)
+        fprintf(stderr,
+                "market-admin: deliveries: the newest %ld shown; there are more "
+                "(--limit, --since, --status, --account)\n",
+                limit);
+    print_table_rows(res, opts[5].value != NULL, more ? (int)limit : PQntuples(res));
     PQclear(res);
     db_close(c);
     return 0;

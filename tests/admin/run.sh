@@ -241,6 +241,10 @@ expect "import again from standard input" 0
 eq "import is idempotent" "$(fingerprint)" "$BEFORE"
 run import "$ROOT/tests/fixtures/demo.json"
 expect "import tests/fixtures/demo.json" 0 '10 products'
+eq "import: no progress line in a log for a short import" "$ERR" ""
+# On a terminal (script(1) gives it one), the line is redrawn and ends at 100%.
+script -qec "\"$ADMIN\" import \"$ROOT/tests/fixtures/demo.json\"" /dev/null >"$WORK/tty" 2>&1
+check "import on a terminal ends its progress line at 100%" grep -Eq $'\r\033\\[Kmarket-admin import 100% \\([0-9]+ rows, [0-9]+ rows/s, 0:00 left\\)\r?$' "$WORK/tty"
 eq "demo: lowest tier is the list price" "$(sql "SELECT count(*) FROM products p WHERE min_price_minor <> (SELECT min(price_minor) FROM tiers t WHERE t.product_id = p.id)")" "0"
 eq "demo: JPY price" "$(sql "SELECT min_price_minor || ' ' || exponent FROM products WHERE id = 'prod_icons2'")" "800 0"
 eq "demo: refunded order" "$(sql "SELECT status || ' ' || refunded_at FROM orders WHERE id = 'ord_3'")" "refunded 2026-06-03 10:00:00+00"
@@ -314,6 +318,10 @@ run key create --account acct_bob --access read-only
 expect "key create without mode" 2 '' '--mode is required'
 run key list --account acct_bob
 expect "key list" 0 "^${KEY1:0:12}	test	read-only	[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z	-	-$"
+eq "key list: a header row first" "$(head -n 1 <<<"$OUT")" "prefix	mode	access	created_at	expires_at	revoked_at"
+run key list --account acct_bob --json
+expect "key list --json" 0
+eq "key list --json: one document, NULL as null" "$(jq -c '[length, .[0].prefix, .[0].mode, .[0].expires_at, .[0].revoked_at, (.[0].created_at | test("^[0-9-]{10}T[0-9:]{8}Z$"))]' <<<"$OUT")" "[1,\"${KEY1:0:12}\",\"test\",null,null,true]"
 run key rotate "$KEY1"
 expect "key rotate" 0 '^sk_test_[A-Za-z0-9]{40}$'
 KEY2=$OUT
@@ -339,7 +347,7 @@ expect "rotating an unknown key" 1 '' '^market-admin: key rotate: unknown key$'
 run key revoke "not-a-key"
 expect "revoking garbage" 1 '' 'not an API key'
 run key list --account acct_bob
-eq "key list shows every key" "$(wc -l <<<"$OUT")" "3"
+eq "key list shows every key, after its header" "$(wc -l <<<"$OUT")" "4"
 check "key list shows the revocation" grep -Eq "^${KEY3:0:12}	test	read-only	\S+Z	-	\S+Z$" <<<"$OUT"
 check "key list never shows a secret" bash -c '! grep -Eq "sk_test_[A-Za-z0-9]{13}" <<<"$1"' _ "$OUT"
 run key create --account acct_bob --mode live --access read-write
@@ -393,18 +401,48 @@ expect "payout to an unknown seller" 1 '' 'no such seller ghost'
 run payout --seller pixelforge --amount 1 --currency USD
 expect "payout without mode" 2
 
+DELIVERIES_HEAD="event	type	subscription	status	attempts	last_status	last_error	next_attempt_at	account	mode	created_at"
+T='[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z'
 run deliveries
-expect "deliveries" 0 '^evt_[A-Za-z0-9_]+	payout\.sent	we_test1	pending	0	-$'
-EVT=$(cut -f1 <<<"$OUT" | head -1)
+expect "deliveries" 0 "^evt_[A-Za-z0-9_]+	payout\\.sent	we_test1	pending	0	-	-	$T	acct_ann	test	$T\$"
+eq "deliveries: a header row first" "$(head -n 1 <<<"$OUT")" "$DELIVERIES_HEAD"
+EVT=$(sed -n 2p <<<"$OUT" | cut -f1)
 run deliveries --failed
 expect "no failed deliveries" 0
-eq "deliveries --failed is empty" "$OUT" ""
+eq "deliveries --failed: the header alone" "$OUT" "$DELIVERIES_HEAD"
+run deliveries --status pending --account acct_ann --since 2020-01-01T00:00:00Z
+eq "deliveries --status --account --since" "$(tail -n +2 <<<"$OUT" | cut -f1,4)" "$EVT	pending"
+run deliveries --account acct_nobody
+eq "deliveries --account of another" "$OUT" "$DELIVERIES_HEAD"
+run deliveries --since 2999-01-01T00:00:00+01:00
+eq "deliveries --since after them all" "$OUT" "$DELIVERIES_HEAD"
+run deliveries --since yesterday
+expect "deliveries --since not a date-time" 2 '' 'must be an RFC 3339 date-time'
+run deliveries --status lost
+expect "deliveries --status unknown" 2 '' '--status must be pending, delivered, failed or endpoint_deleted'
+run deliveries --failed --status pending
+expect "deliveries --failed with --status" 2
+run deliveries --limit 0
+expect "deliveries --limit 0" 2
+run payout --seller pixelforge --amount 1 --currency USD --mode test
+expect "a second payout" 0
+run deliveries --limit 1
+expect "deliveries --limit 1 says there are more" 0 '' 'the newest 1 shown; there are more'
+eq "deliveries --limit 1: the newest" "$(tail -n +2 <<<"$OUT" | wc -l) $(tail -n +2 <<<"$OUT" | cut -f1 | grep -c "^$EVT$")" "1 0"
+run deliveries --limit 2
+eq "deliveries --limit 2 is all: no note" "$ERR" ""
+run deliveries
+eq "deliveries without --limit: every one, newest first" "$(tail -n +2 <<<"$OUT" | wc -l) $(tail -n 1 <<<"$OUT" | cut -f1)" "2 $EVT"
+run deliveries --json --status pending
+expect "deliveries --json" 0
+eq "deliveries --json: typed values" "$(jq -c '[length, .[1].event, .[1].attempts, .[1].last_status, .[1].last_error, (.[1].next_attempt_at | type)]' <<<"$OUT")" "[2,\"$EVT\",0,null,null,\"string\"]"
+sql "DELETE FROM events WHERE id <> '$EVT' AND type = 'payout.sent'" >/dev/null
 sql "UPDATE webhook_deliveries SET status = 'failed', attempts = 8, last_status = 503,
             lease_until = now() + interval '1 minute', leased_by = 'x' WHERE event_id = '$EVT';
      INSERT INTO webhook_attempts (delivery_id, attempted_at, duration_ms, http_status)
      SELECT id, now(), 12, 503 FROM webhook_deliveries WHERE event_id = '$EVT'" >/dev/null
 run deliveries --failed
-expect "deliveries --failed" 0 "^$EVT	payout\.sent	we_test1	failed	8	503$"
+expect "deliveries --failed" 0 "^$EVT	payout\\.sent	we_test1	failed	8	503	-	-	acct_ann	test	$T\$"
 # A listener sees the NOTIFY of redeliver.
 ("$PG_BIN/psql" -X -q -d "$MARKET_DB" -c "LISTEN market_webhooks" -c "SELECT pg_sleep(3)" \
     >"$WORK/listen" 2>&1) &
@@ -424,11 +462,13 @@ sql "INSERT INTO webhook_subscriptions (id, account_id, mode, url, events, secre
      VALUES ('we_test2', 'acct_ann', 'live', 'https://hooks.example/live', ARRAY['payout.sent'], 'sealed')" >/dev/null
 run webhooks list
 expect "webhooks list" 0 '^we_test1	acct_ann	test	enabled	https://hooks\.example/in	sale\.completed,payout\.sent|^we_test1	acct_ann	test	enabled	https://hooks\.example/in	payout\.sent,sale\.completed'
-eq "webhooks list: a line each" "$(wc -l <<<"$OUT")" "2"
+eq "webhooks list: a header, then a line each" "$(head -n 1 <<<"$OUT") $(wc -l <<<"$OUT")" "id	account	mode	status	url	events	created_at 3"
 run webhooks list --mode live
-eq "webhooks list --mode" "$(cut -f1 <<<"$OUT")" "we_test2"
+eq "webhooks list --mode" "$(tail -n +2 <<<"$OUT" | cut -f1)" "we_test2"
+run webhooks list --mode live --json
+eq "webhooks list --json: events as an array" "$(jq -c '[.[0].id, .[0].events, .[0].status]' <<<"$OUT")" '["we_test2",["payout.sent"],"enabled"]'
 run webhooks list --account acct_nobody
-eq "webhooks list --account" "$OUT" ""
+eq "webhooks list --account" "$OUT" "id	account	mode	status	url	events	created_at"
 run webhooks disable we_test2
 expect "webhooks disable" 0 '^disabled we_test2$'
 eq "disabled" "$(sql "SELECT status FROM webhook_subscriptions WHERE id = 'we_test2'")" "disabled"
@@ -442,7 +482,7 @@ eq "delivery ended" "$(sql "SELECT status || ' ' || (leased_by IS NULL) FROM web
 run redeliver "$EVT"
 expect "redeliver leaves deliveries of a deleted subscription ended" 0 "^redelivering $EVT \(0 deliveries\)$"
 run webhooks list
-eq "a deleted subscription is not listed" "$(cut -f1 <<<"$OUT")" "we_test2"
+eq "a deleted subscription is not listed" "$(tail -n +2 <<<"$OUT" | cut -f1)" "we_test2"
 run webhooks delete we_test1
 expect "delete twice" 1 '' 'no such subscription we_test1'
 run webhooks enable we_test1
@@ -461,8 +501,15 @@ expect "a send already begun is left to it" 0 '^deleted we_test1 \(0 pending del
 # --- seed -----------------------------------------------------------------------------------
 
 START=$SECONDS
-run seed --mode test --products 20000 --orders 500 --random-seed 7
+# Progress lines when standard error is not a terminal: one every MARKET_PROGRESS_SECONDS
+# (here as often as the main process looks at its writers, every 250 ms).
+OUT=$(MARKET_PROGRESS_SECONDS=0.01 "$ADMIN" seed --mode test --products 20000 --orders 500 --random-seed 7 2>"$WORK/stderr")
+RC=$?
+ERR=$(cat "$WORK/stderr")
 expect "seed 20000 products" 0 '' '^seeded test mode: 20000 products'
+check "seed shows the catalogue's progress" grep -Eq '^market-admin seed: catalogue [0-9]{1,3}% \([0-9]+ rows, [0-9]+ rows/s, ([0-9]+:[0-9]{2}|\?) left\)$' <<<"$ERR"
+check "seed names its phases" grep -q '^market-admin seed: vacuum and analyze$' <<<"$ERR"
+check "seed shows the orders' progress" grep -Eq '^market-admin seed: orders [0-9]{1,3}% ' <<<"$ERR"
 echo "seed of 20000 products: $((SECONDS - START)) s" >&2
 eq "seeded products" "$(sql "SELECT count(*) FROM products WHERE id ~ '^prod_t[0-9]{7}' AND mode = 'test'")" "20000"
 check "phase times in the summary" grep -Eq 'catalogue [0-9.]+ s with [0-9]+ jobs, indexes [0-9.]+ s, orders [0-9.]+ s, vacuum [0-9.]+ s\)$' <<<"$ERR"
@@ -501,8 +548,11 @@ eq "same seed, same data" "$(sql "$SEEDPRINT")" "$PRINT1"
 eq "files written" "$(find "$WORK/files" -type f | wc -l)" "300"
 F=$(sql "SELECT path || ' ' || size_bytes FROM files WHERE id = 'file_l0000007'")
 eq "file size matches the catalogue" "$(stat -c %s "$WORK/files/${F% *}")" "${F#* }"
-run seed --mode live --products 300 --random-seed 43 --replace
+OUT=$(MARKET_PROGRESS_SECONDS=0 "$ADMIN" seed --mode live --products 300 --random-seed 43 --replace 2>"$WORK/stderr")
+RC=$?
+ERR=$(cat "$WORK/stderr")
 expect "another seed" 0
+eq "MARKET_PROGRESS_SECONDS=0: no progress line" "$(grep -c '^market-admin seed: ' <<<"$ERR")" "0"
 check "another seed, other data" test "$(sql "$SEEDPRINT")" != "$PRINT1"
 # The same data whatever the number of slices: every table the seed writes.
 LIVEPRINT="SELECT md5(string_agg(t, '|' ORDER BY t)) FROM (

@@ -192,6 +192,22 @@ START_TEST(token_valid_checks_set_and_length)
 }
 END_TEST
 
+/* The API's rules (6 digits, no leap second) are tested through param_timestamp_valid in
+ * test_params.c; these are the knobs import's looser rules use. */
+START_TEST(rfc3339_fraction_and_leap_second_are_the_callers)
+{
+    ck_assert(rfc3339_valid("2026-11-26T10:04:05.123456789Z", 9, true));
+    ck_assert(!rfc3339_valid("2026-11-26T10:04:05.123456789Z", 6, false));
+    ck_assert(!rfc3339_valid("2026-11-26T10:04:05.1234567890Z", 9, true));
+    ck_assert(rfc3339_valid("2016-12-31T23:59:60Z", 9, true));
+    ck_assert(!rfc3339_valid("2016-12-31T23:59:60Z", 6, false));
+    ck_assert(!rfc3339_valid("2016-12-31T23:59:61Z", 9, true));
+    ck_assert(!rfc3339_valid("2026-02-29T00:00:00Z", 9, true));
+    ck_assert(rfc3339_valid("2028-02-29T00:00:00+05:30", 0, false));
+    ck_assert(!rfc3339_valid("2028-02-29T00:00:00.5Z", 0, false));
+}
+END_TEST
+
 Suite *text_suite(void)
 {
     Suite *s = suite_create("text");
@@ -212,5 +228,8 @@ Suite *text_suite(void)
     TCase *token = tcase_create("token");
     tcase_add_test(token, token_valid_checks_set_and_length);
     suite_add_tcase(s, token);
+    TCase *rfc3339 = tcase_create("rfc3339");
+    tcase_add_test(rfc3339, rfc3339_fraction_and_leap_second_are_the_callers);
+    suite_add_tcase(s, rfc3339);
     return s;
 }
