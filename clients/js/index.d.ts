@@ -7,6 +7,10 @@ export type Decimal = string;
 /** An RFC 3339 UTC timestamp with seconds: "2026-11-21T10:04:05Z". */
 export type Timestamp = string;
 
+/** A date-time parameter: a Date (sent as RFC 3339 UTC, "2026-11-26T10:04:05Z", with the
+ * milliseconds when not zero) or a string sent as it is ("2026-11-26T11:04:05+01:00"). */
+export type DateTimeInput = Date | string;
+
 /** Response headers (a fetch Headers object). */
 export interface HeadersLike {
   get(name: string): string | null;
@@ -29,7 +33,7 @@ export interface ResponseInfo {
   rateLimit: RateLimit | null;
   /** True when the API replayed an earlier answer for the same Idempotency-Key. */
   idempotentReplayed: boolean;
-  /** The Idempotency-Key sent (POST only; generated when the caller gave none), else null. */
+  /** The Idempotency-Key sent (POST and DELETE; generated when the caller gave none), else null. */
   idempotencyKey: string | null;
   /** How many times the request was sent again before this answer (0: first attempt). */
   retries: number;
@@ -51,7 +55,12 @@ export interface Page<T> extends WithResponse {
 
 export type ProductSort = 'relevance' | 'newest' | 'price_asc' | 'price_desc';
 export type OrderStatus = 'paid' | 'refunded';
+/** The event kinds a subscription asks for. */
 export type EventType = 'sale.completed' | 'sale.refunded' | 'review.created' | 'payout.sent';
+/** Every event type: the four kinds and the test event of webhooks.test. */
+export type AnyEventType = EventType | 'webhook.test';
+export type WebhookStatus = 'enabled' | 'disabled';
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'endpoint_deleted';
 
 /** A product as it appears in a list. */
 export interface ProductListItem {
@@ -137,18 +146,42 @@ export interface DownloadLink {
   expiresAt: Timestamp;
 }
 
+/** A subscription as webhooks.list, get and update show it (never its secret). */
 export interface WebhookSubscription {
   id: string;
   object: 'webhook_subscription';
   url: string;
+  /** In the canonical order sale.completed, sale.refunded, review.created, payout.sent. */
   events: EventType[];
   description: string;
-  /** "enabled" */
-  status: string;
+  /** A disabled subscription receives nothing. */
+  status: WebhookStatus;
   livemode: boolean;
+  /** "whsec_..." — only in the answers of create and rotateSecret (and their idempotent replays). */
+  secret?: string;
+  createdAt: Timestamp;
+  /** The time of the last change. */
+  updatedAt: Timestamp;
+}
+
+/** The answer of webhooks.create: the new subscription with its secret (no updatedAt yet). */
+export interface NewWebhookSubscription extends Omit<WebhookSubscription, 'secret' | 'updatedAt'> {
+  status: 'enabled';
   /** "whsec_..." — shown only in this answer (and its idempotent replay): store it. */
   secret: string;
-  createdAt: Timestamp;
+}
+
+/** The answer of webhooks.rotateSecret: the subscription with its new secret. */
+export interface RotatedWebhookSubscription extends WebhookSubscription {
+  /** The new "whsec_..." — shown only in this answer (and its idempotent replay): store it. */
+  secret: string;
+}
+
+/** The answer of webhooks.delete. */
+export interface DeletedWebhookSubscription {
+  id: string;
+  object: 'webhook_subscription';
+  deleted: true;
 }
 
 export interface SaleEventData {
@@ -169,8 +202,12 @@ export interface PayoutEventData {
   amount: Decimal;
   currency: string;
 }
+export interface TestEventData {
+  /** The subscription tested. */
+  subscription: string;
+}
 
-interface EventBase<K extends EventType, D> {
+interface EventBase<K extends AnyEventType, D> {
   id: string;
   type: K;
   createdAt: Timestamp;
@@ -178,12 +215,39 @@ interface EventBase<K extends EventType, D> {
   data: D;
 }
 
-/** A verified webhook event. Narrow on `type`. */
-export type WebhookEvent =
+/**
+ * An event: what verifyWebhook returns, what events.list and events.all give, what
+ * webhooks.test answers. Narrow on `type`. (A type newer than this client still comes
+ * through at run time, its `data` converted generically: camelCase keys.)
+ */
+export type Event =
   | EventBase<'sale.completed', SaleEventData>
   | EventBase<'sale.refunded', SaleEventData>
   | EventBase<'review.created', ReviewEventData>
-  | EventBase<'payout.sent', PayoutEventData>;
+  | EventBase<'payout.sent', PayoutEventData>
+  | EventBase<'webhook.test', TestEventData>;
+
+/** A verified webhook event (the same as Event). */
+export type WebhookEvent = Event;
+
+/** The test event webhooks.test queues. */
+export type TestEvent = Extract<Event, { type: 'webhook.test' }>;
+
+/** One delivery of an event: to one subscription. */
+export interface EventDelivery {
+  subscription: string;
+  status: DeliveryStatus;
+  attempts: number;
+  /** When the last attempt began; null before the first. */
+  lastAttemptAt: Timestamp | null;
+  /** The HTTP status of the last attempt; null when none came or before the first. */
+  lastStatus: number | null;
+  /** Why the last attempt failed when no status says it ("subscription disabled", a timeout...); else null. */
+  lastError: string | null;
+}
+
+/** An event with its deliveries, oldest first (events.get). */
+export type EventWithDeliveries = Event & { deliveries: EventDelivery[] };
 
 /** A money parameter: a decimal string ("19.99", exact) or a number. */
 export type DecimalInput = string | number;
@@ -231,6 +295,44 @@ export interface WebhookCreateParams {
   idempotencyKey?: string | undefined;
 }
 
+export interface WebhookListParams {
+  /** 1..100, default 20. */
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+export interface WebhookUpdateParams {
+  /** An https:// URL (checked again). */
+  url?: string | undefined;
+  events?: EventType[] | undefined;
+  description?: string | undefined;
+  /** true disables the subscription, false enables it. */
+  disabled?: boolean | undefined;
+  idempotencyKey?: string | undefined;
+}
+
+export interface RotateSecretParams {
+  /** Seconds the replaced secret keeps signing beside the new one, 0..604800 (default: the server's, 24 h). */
+  expireOldIn?: number | undefined;
+  idempotencyKey?: string | undefined;
+}
+
+export interface IdempotencyParams {
+  /** Default: one generated per call, reused by the call's retries. */
+  idempotencyKey?: string | undefined;
+}
+
+export interface EventListParams {
+  type?: AnyEventType | undefined;
+  /** Events created at or after this time. */
+  createdGte?: DateTimeInput | undefined;
+  /** Events created before this time. */
+  createdLt?: DateTimeInput | undefined;
+  /** 1..100, default 20. */
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
 export interface MarketOptions {
   /** sk_test_... or sk_live_... */
   apiKey: string;
@@ -271,7 +373,25 @@ export interface Downloads {
 
 /** {@link Market}.webhooks (made by the client only). */
 export interface Webhooks {
-  create(params: WebhookCreateParams): Promise<WebhookSubscription & WithResponse>;
+  create(params: WebhookCreateParams): Promise<NewWebhookSubscription & WithResponse>;
+  /** Newest first. */
+  list(params?: WebhookListParams): Promise<Page<WebhookSubscription>>;
+  all(params?: WebhookListParams): AsyncGenerator<WebhookSubscription, void, undefined>;
+  get(id: string): Promise<WebhookSubscription & WithResponse>;
+  /** Fields not given keep their value. */
+  update(id: string, params?: WebhookUpdateParams): Promise<WebhookSubscription & WithResponse>;
+  delete(id: string, params?: IdempotencyParams): Promise<DeletedWebhookSubscription & WithResponse>;
+  rotateSecret(id: string, params?: RotateSecretParams): Promise<RotatedWebhookSubscription & WithResponse>;
+  /** Queues a webhook.test event for this subscription alone and resolves to it. */
+  test(id: string, params?: IdempotencyParams): Promise<TestEvent & WithResponse>;
+}
+
+/** {@link Market}.events (made by the client only). */
+export interface Events {
+  /** Newest first. */
+  list(params?: EventListParams): Promise<Page<Event>>;
+  all(params?: EventListParams): AsyncGenerator<Event, void, undefined>;
+  get(id: string): Promise<EventWithDeliveries & WithResponse>;
 }
 
 export declare class Market {
@@ -281,6 +401,7 @@ export declare class Market {
   readonly orders: Orders;
   readonly downloads: Downloads;
   readonly webhooks: Webhooks;
+  readonly events: Events;
   readonly baseUrl: string;
   readonly maxRetries: number;
   /** Shows the base URL and the key's mode prefix only, never the key. */

@@ -5,9 +5,12 @@ import {
   ConnectionError, MarketError, errorClassFor,
 } from './errors.js';
 import {
-  decode, DOWNLOAD_LINK, ORDER_PAGE, PRODUCT, PRODUCT_PAGE, SELLER, WEBHOOK_SUBSCRIPTION,
+  decode, DELETED, DOWNLOAD_LINK, EVENT, EVENT_PAGE, EVENT_WITH_DELIVERIES, ORDER_PAGE, PRODUCT, PRODUCT_PAGE,
+  SELLER, WEBHOOK_SUBSCRIPTION, WEBHOOK_SUBSCRIPTION_PAGE,
 } from './json.js';
-import { encodeBody, encodeQuery, pathId, takeIdempotencyKey } from './params.js';
+import {
+  encodeBody, encodeQuery, onlyIdempotencyKey, pathId, takeIdempotencyKey,
+} from './params.js';
 import { parseRetryAfter, retryDelay, shouldRetry } from './retry.js';
 
 export const VERSION = '0.1.0';
@@ -117,6 +120,7 @@ export class Market {
     this.orders = new Orders(request);
     this.downloads = new Downloads(request);
     this.webhooks = new Webhooks(request);
+    this.events = new Events(request);
     Object.freeze(this);
   }
 
@@ -151,9 +155,9 @@ export class Market {
     };
     let key = null;
     let payload;
-    if (method === 'POST') {
-      // Every POST carries a key, so that a retry after a lost answer replays the first
-      // answer instead of acting twice.
+    if (method === 'POST' || method === 'DELETE') {
+      // Every POST and DELETE carries a key, so that a retry after a lost answer replays
+      // the first answer instead of acting twice (or, for a DELETE, answering 404).
       key = idempotencyKey ?? `market-js-${randomUUID()}`;
       headers['Idempotency-Key'] = key;
       if (body !== undefined) {
@@ -305,5 +309,71 @@ class Webhooks extends Resource {
     if (params === undefined || params === null) throw new TypeError('webhooks.create needs { url }');
     const [idempotencyKey, fields] = takeIdempotencyKey(params);
     return call(this, 'POST', '/v1/webhooks', { body: encodeBody(fields) ?? {}, idempotencyKey, schema: WEBHOOK_SUBSCRIPTION });
+  }
+
+  /** GET /v1/webhooks: one page, newest first. params: limit, cursor. */
+  list(params) {
+    return call(this, 'GET', '/v1/webhooks', { query: listParams(params), schema: WEBHOOK_SUBSCRIPTION_PAGE });
+  }
+
+  /** Every subscription of every page, fetched lazily. params: limit. */
+  all(params) {
+    const p = listParams(params);
+    return walk((q) => this.list(q), p);
+  }
+
+  /** GET /v1/webhooks/:id */
+  get(id) {
+    return call(this, 'GET', `/v1/webhooks/${pathId('id', id)}`, { schema: WEBHOOK_SUBSCRIPTION });
+  }
+
+  /** POST /v1/webhooks/:id; params: url, events, description, disabled, idempotencyKey.
+   * Fields not given keep their value; no field at all sends {} (changes nothing). */
+  update(id, params) {
+    const path = `/v1/webhooks/${pathId('id', id)}`;
+    const [idempotencyKey, fields] = takeIdempotencyKey(params);
+    return call(this, 'POST', path, { body: encodeBody(fields) ?? {}, idempotencyKey, schema: WEBHOOK_SUBSCRIPTION });
+  }
+
+  /** DELETE /v1/webhooks/:id; options: idempotencyKey. Resolves to {id, object, deleted: true}. */
+  delete(id, options) {
+    const path = `/v1/webhooks/${pathId('id', id)}`;
+    const idempotencyKey = onlyIdempotencyKey('webhooks.delete', options);
+    return call(this, 'DELETE', path, { idempotencyKey, schema: DELETED });
+  }
+
+  /** POST /v1/webhooks/:id/rotate_secret; options: expireOldIn (seconds the replaced
+   * secret keeps signing, 0..604800), idempotencyKey. The answer has the new secret. */
+  rotateSecret(id, options) {
+    const path = `/v1/webhooks/${pathId('id', id)}/rotate_secret`;
+    const [idempotencyKey, fields] = takeIdempotencyKey(options);
+    return call(this, 'POST', path, { body: encodeBody(fields), idempotencyKey, schema: WEBHOOK_SUBSCRIPTION });
+  }
+
+  /** POST /v1/webhooks/:id/test; options: idempotencyKey. Resolves to the webhook.test
+   * event queued for this subscription (answered 202). */
+  test(id, options) {
+    const path = `/v1/webhooks/${pathId('id', id)}/test`;
+    const idempotencyKey = onlyIdempotencyKey('webhooks.test', options);
+    return call(this, 'POST', path, { idempotencyKey, schema: EVENT });
+  }
+}
+
+class Events extends Resource {
+  /** GET /v1/events: one page, newest first. params: type, createdGte, createdLt (a Date,
+   * sent as RFC 3339 UTC, or a string sent as it is), limit, cursor. */
+  list(params) {
+    return call(this, 'GET', '/v1/events', { query: listParams(params), schema: EVENT_PAGE });
+  }
+
+  /** Every event of every page, fetched lazily; the same filters on every page. */
+  all(params) {
+    const p = listParams(params);
+    return walk((q) => this.list(q), p);
+  }
+
+  /** GET /v1/events/:id: the event with its deliveries. */
+  get(id) {
+    return call(this, 'GET', `/v1/events/${pathId('id', id)}`, { schema: EVENT_WITH_DELIVERIES });
   }
 }

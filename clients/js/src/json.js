@@ -175,4 +175,13 @@ export const ORDER = { total: MONEY, items: [{ price: MONEY }] };
 export const ORDER_PAGE = page(ORDER);
 export const DOWNLOAD_LINK = {};
 export const WEBHOOK_SUBSCRIPTION = {};
+export const WEBHOOK_SUBSCRIPTION_PAGE = page(WEBHOOK_SUBSCRIPTION);
+export const DELETED = {};
+// An event, as verifyWebhook, the events calls and webhooks.test read it: amount (of the
+// sale and payout kinds) exact; any other field, and the data of a type this client does
+// not know, converted generically.
 export const EVENT = { data: { amount: MONEY } };
+export const EVENT_PAGE = page(EVENT);
+// An event with its deliveries: {subscription, status, attempts, last_attempt_at,
+// last_status, last_error}, nulls kept.
+export const EVENT_WITH_DELIVERIES = { ...EVENT, deliveries: [{}] };

@@ -9,8 +9,8 @@ const WHEN_SAFE = new Set([502, 504]);
 export const MAX_RETRY_AFTER_S = 60;
 
 /**
- * Whether a request is safe to send again without a second effect: a GET, or a POST that
- * carries an Idempotency-Key (the API replays the first answer).
+ * Whether a request is safe to send again without a second effect: a GET, or a POST or
+ * DELETE that carries an Idempotency-Key (the API replays the first answer).
  */
 export function isRepeatable(method, idempotencyKey) {
   const m = String(method).toUpperCase();

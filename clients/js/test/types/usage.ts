@@ -8,7 +8,9 @@ import {
 } from 'market';
 import type {
   Page, ProductListItem, Product, Seller, Order, DownloadLink, WebhookSubscription, WebhookEvent,
-  RateLimit, ResponseInfo, Decimal, Products,
+  RateLimit, ResponseInfo, Decimal, Products, NewWebhookSubscription, RotatedWebhookSubscription,
+  DeletedWebhookSubscription, Event, TestEvent, EventWithDeliveries, EventDelivery, AnyEventType,
+  WebhookStatus, DeliveryStatus, Events,
 } from 'market';
 
 declare const rawBody: Uint8Array;
@@ -55,12 +57,52 @@ async function usage(): Promise<void> {
   await market.downloads.createLink('dl_1');
   const expires: string = link.expiresAt;
 
-  const sub: WebhookSubscription = await market.webhooks.create({
+  const sub: NewWebhookSubscription = await market.webhooks.create({
     url: 'https://example.com/hook', events: ['sale.completed', 'payout.sent'], description: 'd', idempotencyKey: 'k',
   });
   const secret: string = sub.secret;
 
+  const subs: Page<WebhookSubscription> = await market.webhooks.list({ limit: 10, cursor: undefined });
+  await market.webhooks.list();
+  for await (const w of market.webhooks.all({ limit: 1 })) {
+    const st: WebhookStatus = w.status;
+    const updated: string = w.updatedAt;
+  }
+  const got: WebhookSubscription = await market.webhooks.get(subs.data[0]!.id);
+  const maybeSecret: string | undefined = got.secret;
+  const off = await market.webhooks.update(got.id, { url: 'https://example.com/h2', events: ['payout.sent'], description: 'x', disabled: true, idempotencyKey: 'k' });
+  await market.webhooks.update(got.id);
+  await market.webhooks.update(got.id, {});
+  const offStatus: 'enabled' | 'disabled' = off.status;
+  const rotated: RotatedWebhookSubscription = await market.webhooks.rotateSecret(got.id, { expireOldIn: 3600, idempotencyKey: 'k' });
+  await market.webhooks.rotateSecret(got.id);
+  const newSecret: string = rotated.secret;
+  const testEvent: TestEvent = await market.webhooks.test(got.id, { idempotencyKey: 'k' });
+  const tested: string = testEvent.data.subscription;
+  const testStatus: number = (await market.webhooks.test(got.id)).lastResponse.status;
+  const deleted: DeletedWebhookSubscription = await market.webhooks.delete(got.id, { idempotencyKey: 'k' });
+  const wasDeleted: true = (await market.webhooks.delete(got.id)).deleted;
+
+  const events: Page<Event> = await market.events.list({
+    type: 'webhook.test', createdGte: new Date(), createdLt: '2026-11-26T10:04:05Z', limit: 100, cursor: undefined,
+  });
+  await market.events.list();
+  const anyType: AnyEventType = events.data[0]!.type;
+  for await (const ev of market.events.all({ type: 'sale.completed', createdGte: '2026-11-25T00:00:00Z', limit: 100 })) {
+    if (ev.type === 'sale.completed') {
+      const paid: Decimal = ev.data.amount;
+    } else if (ev.type === 'webhook.test') {
+      const s: string = ev.data.subscription;
+    }
+  }
+  const detail: EventWithDeliveries = await market.events.get('evt_1');
+  const d: EventDelivery = detail.deliveries[0]!;
+  const dStatus: DeliveryStatus = d.status;
+  const fields: [string, number, string | null, number | null, string | null] = [d.subscription, d.attempts, d.lastAttemptAt, d.lastStatus, d.lastError];
+  const detailStatus: number = (await market.events.get('evt_1')).lastResponse.status;
+
   const event: WebhookEvent = verifyWebhook(rawBody, headers, secret);
+  const asEvent: Event = event;
   verifyWebhook('{}', { 'webhook-id': 'a' }, secret, { tolerance: 60, now: Date.now() });
   if (event.type === 'payout.sent') {
     const amount: Decimal = event.data.amount;
@@ -111,6 +153,32 @@ async function usage(): Promise<void> {
   verifyWebhook({ id: 'evt' }, headers, secret);
   // @ts-expect-error resources are types only, not classes to construct
   new Products();
+  // @ts-expect-error resources are types only, not classes to construct
+  new Events();
+  // @ts-expect-error a subscription as get shows it may have no secret
+  const noSecret: string = got.secret;
+  // @ts-expect-error the answer of create has no updatedAt
+  const createdUpdated: string = sub.updatedAt;
+  // @ts-expect-error update's fields are camelCase and known: disabled, not disable
+  await market.webhooks.update('we_1', { disable: true });
+  // @ts-expect-error disabled is a boolean
+  await market.webhooks.update('we_1', { disabled: 'yes' });
+  // @ts-expect-error webhook.test is not a kind to subscribe to
+  await market.webhooks.update('we_1', { events: ['webhook.test'] });
+  // @ts-expect-error delete takes only idempotencyKey
+  await market.webhooks.delete('we_1', { expireOldIn: 0 });
+  // @ts-expect-error the id is required
+  await market.webhooks.test();
+  // @ts-expect-error expireOldIn is a number of seconds
+  await market.webhooks.rotateSecret('we_1', { expireOldIn: '1h' });
+  // @ts-expect-error an unknown event type
+  await market.events.list({ type: 'sale.created' });
+  // @ts-expect-error createdGte is a Date or a string, not a number
+  await market.events.list({ createdGte: Date.now() });
+  // @ts-expect-error lastError may be null
+  const lastError: string = detail.deliveries[0]!.lastError;
+  // @ts-expect-error deleted is always true
+  const notDeleted: false = deleted.deleted;
 }
 
 void usage;

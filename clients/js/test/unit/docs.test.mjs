@@ -37,15 +37,34 @@ test('README.md: every block parses and calls what exists', (t) => {
     callsExist(code);
   }
   const text = all.join('\n');
-  for (const call of ['products.list', 'products.all', 'products.get', 'sellers.get', 'orders.list', 'orders.all', 'downloads.createLink', 'webhooks.create', 'verifyWebhook(']) {
-    assert.ok(text.includes(call), `README shows ${call}`);
+  for (const call of [
+    'products.list', 'products.all', 'products.get', 'sellers.get', 'orders.list', 'orders.all', 'downloads.createLink',
+    'webhooks.create', 'webhooks.list', 'webhooks.all', 'webhooks.get', 'webhooks.update', 'webhooks.rotateSecret',
+    'webhooks.test', 'webhooks.delete', 'events.list', 'events.all', 'events.get', 'verifyWebhook(',
+  ]) {
+    assert.ok(text.includes(`${call.endsWith('(') ? call : `market.${call}(`}`), `README shows ${call}`);
   }
+  const md = read('README.md');
+  assert.ok(md.includes('\n## Catching up on missed events\n'), 'README has the catch-up section');
+  const catchUp = blocks(md.slice(md.indexOf('## Catching up on missed events'))).at(0);
+  assert.ok(catchUp.includes('market.events.all({ createdGte'), 'the catch-up loop iterates events.all from a time');
 });
 
-test('SNIPPETS.md: the seven sections, each one block that parses after the preamble', (t) => {
+// The calls each section shows, when not just market.<heading>(.
+const SHOWS = {
+  verify: ['verifyWebhook('],
+  'webhooks.manage': ['webhooks.list', 'webhooks.get', 'webhooks.update', 'webhooks.rotateSecret', 'webhooks.test', 'webhooks.delete']
+    .map((c) => `market.${c}(`).concat(['disabled: true', 'expireOldIn:']),
+  'events.all': ['market.events.all(', 'createdGte', 'market.events.get(', '.deliveries'],
+};
+
+test('SNIPPETS.md: the nine sections, each one block that parses after the preamble', (t) => {
   const md = read('SNIPPETS.md');
   const headings = [...md.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
-  assert.deepEqual(headings, ['products.list', 'products.get', 'sellers.get', 'orders.list', 'downloads.createLink', 'webhooks.create', 'verify']);
+  assert.deepEqual(headings, [
+    'products.list', 'products.get', 'sellers.get', 'orders.list', 'downloads.createLink', 'webhooks.create', 'verify',
+    'webhooks.manage', 'events.all',
+  ]);
   const [preamble] = blocks(md.slice(0, md.indexOf('\n## ')));
   assert.ok(preamble.includes('new Market('));
   for (const section of md.split(/^## /m).slice(1)) {
@@ -54,7 +73,7 @@ test('SNIPPETS.md: the seven sections, each one block that parses after the prea
     assert.equal(codes.length, 1, `one block under ${name}`);
     parses(`${preamble}\n${codes[0]}`, t);
     callsExist(codes[0]);
-    if (name !== 'verify') assert.ok(codes[0].includes(`market.${name}(`), `${name} shows market.${name}(`);
-    else assert.ok(codes[0].includes('verifyWebhook('));
+    for (const shown of SHOWS[name] ?? [`market.${name}(`]) assert.ok(codes[0].includes(shown), `${name} shows ${shown}`);
+    assert.ok(codes[0].split('\n').length <= 21, `${name} is short enough for docs/api.md`);
   }
 });
