@@ -1,4 +1,4 @@
-"""Python client of the market API (catalogue, orders, download links, webhooks).
+"""Python client of the market API (catalogue, orders, download links, webhooks, events).
 
     from market import Market, MarketError, verify_webhook
 
@@ -9,7 +9,7 @@
 Standard library only. See README.md for every call.
 """
 
-from ._client import Downloads, Market, Orders, Products, Sellers, Webhooks
+from ._client import Downloads, Events, Market, Orders, Products, Sellers, Webhooks
 from ._errors import (
     APIConnectionError,
     AuthenticationError,
@@ -23,8 +23,12 @@ from ._errors import (
     WebhookVerificationError,
 )
 from ._models import (
+    DeletedWebhookSubscription,
     Download,
     DownloadLink,
+    Event,
+    EventDelivery,
+    EventDetail,
     Order,
     OrderItem,
     Page,
@@ -53,8 +57,12 @@ __all__ = [
     "RateLimitError",
     "ServerError",
     "WebhookVerificationError",
+    "DeletedWebhookSubscription",
     "Download",
     "DownloadLink",
+    "Event",
+    "EventDelivery",
+    "EventDetail",
     "Order",
     "OrderItem",
     "Page",
@@ -71,5 +79,6 @@ __all__ = [
     "Orders",
     "Downloads",
     "Webhooks",
+    "Events",
     "__version__",
 ]

@@ -1,17 +1,21 @@
 """The client: :class:`Market` and its resources (products, sellers, orders, downloads,
-webhooks), one method per route of the API."""
+webhooks, events), one method per route of the API."""
 
 from __future__ import annotations
 
+import datetime as _dt
 import os
 import ssl
 import time
 from decimal import Decimal
 from typing import Callable, Iterator, List, Literal, Optional, Sequence, Union
 
-from ._http import Transport, path_segment
+from ._http import Response, Transport, format_timestamp, path_segment
 from ._models import (
+    DeletedWebhookSubscription,
     DownloadLink,
+    Event,
+    EventDetail,
     Order,
     Page,
     Product,
@@ -24,6 +28,8 @@ Price = Union[Decimal, int, float, str]
 Sort = Literal["relevance", "newest", "price_asc", "price_desc"]
 OrderStatus = Literal["paid", "refunded"]
 EventKind = Literal["sale.completed", "sale.refunded", "review.created", "payout.sent"]
+EventType = Literal["sale.completed", "sale.refunded", "review.created", "payout.sent", "webhook.test"]
+DateTime = Union[_dt.datetime, str]
 
 DEFAULT_MAX_RETRIES = 2
 DEFAULT_TIMEOUT = 30.0
@@ -175,7 +181,9 @@ class Downloads(_Resource):
 
 
 class Webhooks(_Resource):
-    """Webhook subscriptions: ``POST /v1/webhooks``."""
+    """Webhook subscriptions: ``POST /v1/webhooks``, ``GET /v1/webhooks``, ``GET``, ``POST``
+    and ``DELETE /v1/webhooks/:id``, ``POST /v1/webhooks/:id/rotate_secret`` and
+    ``POST /v1/webhooks/:id/test``."""
 
     def create(
         self,
@@ -194,15 +202,183 @@ class Webhooks(_Resource):
         """
         body: dict = {"url": url}
         if events is not None:
-            if isinstance(events, str):
-                raise TypeError("events must be a list of event kinds, not a str")
-            body["events"] = [e for e in events]
+            body["events"] = _event_kinds(events)
         if description is not None:
             body["description"] = description
         resp = self._t.request("POST", "/v1/webhooks", json_body=body, idempotency_key=idempotency_key)
-        sub = WebhookSubscription.from_json(resp.data)
-        sub.rate_limit, sub.request_id = resp.rate_limit, resp.request_id
-        return sub
+        return _subscription(resp)
+
+    def list(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Page[WebhookSubscription]:
+        """One page of the key's account's subscriptions in its mode, newest first.
+
+        ``limit`` 1..100 (default 20); ``cursor``: a page's ``next_cursor``. The secrets are
+        not shown (``secret`` is None).
+        """
+        resp = self._t.request("GET", "/v1/webhooks", query=[("limit", limit), ("cursor", cursor)])
+        page = Page.from_json(resp.data, WebhookSubscription.from_json)
+        page.rate_limit, page.request_id = resp.rate_limit, resp.request_id
+        return page
+
+    def all(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Iterator[WebhookSubscription]:
+        """Every subscription of every page, as a generator fetching pages lazily."""
+        return _walk(lambda c: self.list(limit=limit, cursor=c), cursor)
+
+    def get(self, id: str) -> WebhookSubscription:
+        """One subscription (``we_...``), without its secret; :class:`NotFoundError` if none."""
+        return _subscription(self._t.request("GET", f"/v1/webhooks/{path_segment('id', id)}"))
+
+    def update(
+        self,
+        id: str,
+        *,
+        url: Optional[str] = None,
+        events: Optional[Sequence[EventKind]] = None,
+        description: Optional[str] = None,
+        disabled: Optional[bool] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> WebhookSubscription:
+        """Changes a subscription and returns it updated.
+
+        Only the fields given are sent (the rules of :meth:`create`; a new ``url`` is
+        checked again); ``disabled=True`` stops deliveries to it, ``disabled=False``
+        enables it again. With no field the body is ``{}``, which changes nothing.
+        ``idempotency_key`` as for :meth:`Downloads.create_link`.
+        """
+        body: dict = {}
+        if url is not None:
+            body["url"] = url
+        if events is not None:
+            body["events"] = _event_kinds(events)
+        if description is not None:
+            body["description"] = description
+        if disabled is not None:
+            if not isinstance(disabled, bool):
+                raise TypeError("disabled must be a bool")
+            body["disabled"] = disabled
+        resp = self._t.request(
+            "POST", f"/v1/webhooks/{path_segment('id', id)}", json_body=body, idempotency_key=idempotency_key
+        )
+        return _subscription(resp)
+
+    def delete(self, id: str, *, idempotency_key: Optional[str] = None) -> DeletedWebhookSubscription:
+        """Removes a subscription: nothing more is sent to it, and its pending deliveries end
+        as ``endpoint_deleted``. A second delete is :class:`NotFoundError`, except the
+        retries of one call, which carry its Idempotency-Key (``idempotency_key``, or one
+        generated for the call) and so get the first answer again.
+        """
+        resp = self._t.request("DELETE", f"/v1/webhooks/{path_segment('id', id)}", idempotency_key=idempotency_key)
+        deleted = DeletedWebhookSubscription.from_json(resp.data)
+        deleted.rate_limit, deleted.request_id = resp.rate_limit, resp.request_id
+        return deleted
+
+    def rotate_secret(
+        self, id: str, *, expire_old_in: Optional[int] = None, idempotency_key: Optional[str] = None
+    ) -> WebhookSubscription:
+        """A new signing secret for a subscription, returned in ``secret`` (shown only now).
+
+        ``expire_old_in``: seconds, 0..604800, the replaced secret keeps signing beside the
+        new one (every delivery meanwhile carries both signatures); 0 ends it at once (a
+        leaked secret); the server's default (24 h) when None. ``idempotency_key`` as for
+        :meth:`Downloads.create_link`: a replay shows the same new secret.
+        """
+        body = None
+        if expire_old_in is not None:
+            if isinstance(expire_old_in, bool) or not isinstance(expire_old_in, int):
+                raise TypeError("expire_old_in must be an int (seconds)")
+            body = {"expire_old_in": expire_old_in}
+        resp = self._t.request(
+            "POST", f"/v1/webhooks/{path_segment('id', id)}/rotate_secret", json_body=body,
+            idempotency_key=idempotency_key,
+        )
+        return _subscription(resp)
+
+    def test(self, id: str, *, idempotency_key: Optional[str] = None) -> Event:
+        """Queues a ``webhook.test`` event for this subscription alone and returns it: exactly
+        the payload that will be delivered, ``data`` ``{"subscription": id}``.
+
+        ``idempotency_key`` as for :meth:`Downloads.create_link`: a replay returns the same
+        event and queues nothing more.
+        """
+        resp = self._t.request(
+            "POST", f"/v1/webhooks/{path_segment('id', id)}/test", idempotency_key=idempotency_key
+        )
+        event = Event.from_json(resp.data)
+        event.rate_limit, event.request_id = resp.rate_limit, resp.request_id
+        return event
+
+
+class Events(_Resource):
+    """The events of the key's account and mode, as delivered: ``GET /v1/events`` and
+    ``GET /v1/events/:id``."""
+
+    def list(
+        self,
+        *,
+        type: Optional[EventType] = None,
+        created_gte: Optional[DateTime] = None,
+        created_lt: Optional[DateTime] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> Page[Event]:
+        """One page of events, newest first, each exactly the payload delivered.
+
+        ``type``: one of ``sale.completed``, ``sale.refunded``, ``review.created``,
+        ``payout.sent``, ``webhook.test``. ``created_gte`` / ``created_lt``: events created
+        at or after / before a time, a :class:`datetime.datetime` (sent in UTC; a naive one
+        is taken as UTC) or an RFC 3339 string sent as it is. ``limit`` 1..100; ``cursor``
+        (a cursor holds the filters it was made with: pass the same ones).
+        """
+        resp = self._t.request(
+            "GET",
+            "/v1/events",
+            query=[
+                ("type", type),
+                ("created_gte", format_timestamp("created_gte", created_gte)),
+                ("created_lt", format_timestamp("created_lt", created_lt)),
+                ("limit", limit),
+                ("cursor", cursor),
+            ],
+        )
+        page = Page.from_json(resp.data, Event.from_json)
+        page.rate_limit, page.request_id = resp.rate_limit, resp.request_id
+        return page
+
+    def all(
+        self,
+        *,
+        type: Optional[EventType] = None,
+        created_gte: Optional[DateTime] = None,
+        created_lt: Optional[DateTime] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> Iterator[Event]:
+        """Every matching event of every page, newest first, as a generator fetching pages
+        lazily; takes the parameters of :meth:`list` (``limit`` is the page size)."""
+        format_timestamp("created_gte", created_gte)  # a wrong type fails now, not at the first next()
+        format_timestamp("created_lt", created_lt)
+        return _walk(
+            lambda c: self.list(type=type, created_gte=created_gte, created_lt=created_lt, limit=limit, cursor=c),
+            cursor,
+        )
+
+    def get(self, id: str) -> EventDetail:
+        """One event (``evt_...``) with its ``deliveries``; :class:`NotFoundError` if none."""
+        resp = self._t.request("GET", f"/v1/events/{path_segment('id', id)}")
+        event = EventDetail.from_json(resp.data)
+        event.rate_limit, event.request_id = resp.rate_limit, resp.request_id
+        return event
+
+
+def _event_kinds(events: Sequence[EventKind]) -> List[str]:
+    if isinstance(events, str):
+        raise TypeError("events must be a list of event kinds, not a str")
+    return [e for e in events]
+
+
+def _subscription(resp: Response) -> WebhookSubscription:
+    sub = WebhookSubscription.from_json(resp.data)
+    sub.rate_limit, sub.request_id = resp.rate_limit, resp.request_id
+    return sub
 
 
 def _walk(fetch: Callable[[Optional[str]], Page], cursor: Optional[str]) -> Iterator:
@@ -228,8 +404,8 @@ class Market:
     - ``base_url``: where the API is (``https://api.example.com``); else the environment
       variable ``MARKET_BASE_URL``; else ValueError.
     - ``max_retries``: how many times a request is sent again after a 429 or 503 (waiting
-      for ``Retry-After``) or, for GETs and POSTs (which always carry an Idempotency-Key),
-      after a network failure.
+      for ``Retry-After``) or, for GETs, POSTs and DELETEs (the last two always carry an
+      Idempotency-Key), after a network failure.
     - ``timeout``: seconds per attempt (connect and each read).
     - ``sleep``: the function used to wait between attempts (``time.sleep``); tests and
       event-loop integrations may pass their own.
@@ -241,6 +417,7 @@ class Market:
     orders: Orders
     downloads: Downloads
     webhooks: Webhooks
+    events: Events
 
     def __init__(
         self,
@@ -270,6 +447,7 @@ class Market:
         self.orders = Orders(self._transport)
         self.downloads = Downloads(self._transport)
         self.webhooks = Webhooks(self._transport)
+        self.events = Events(self._transport)
 
     @property
     def base_url(self) -> str:
@@ -285,4 +463,4 @@ class Market:
     __str__ = __repr__
 
 
-__all__: List[str] = ["Market", "Products", "Sellers", "Orders", "Downloads", "Webhooks"]
+__all__: List[str] = ["Market", "Products", "Sellers", "Orders", "Downloads", "Webhooks", "Events"]

@@ -3,6 +3,7 @@ retries, and the pure helpers they rely on (query encoding, retry decisions)."""
 
 from __future__ import annotations
 
+import datetime as _dt
 import http.client
 import json
 import ssl
@@ -23,6 +24,9 @@ RETRY_STATUSES = frozenset({429, 502, 503, 504})
 
 #: Methods that may be sent again after a network failure without an Idempotency-Key.
 SAFE_METHODS = frozenset({"GET", "HEAD"})
+
+#: Methods that always carry an Idempotency-Key (the caller's, or one generated per call).
+IDEMPOTENT_KEY_METHODS = frozenset({"POST", "DELETE"})
 
 QueryValue = Union[str, int, Decimal, float, None]
 
@@ -74,6 +78,26 @@ def format_query_value(name: str, value: Any) -> str:
         text = format(value, "f")
         return "0" if text in ("-0", "-0.0") else text
     raise TypeError(f"{name} must be a str, int or Decimal, not {type(value).__name__}")
+
+
+def format_timestamp(name: str, value: Any) -> Optional[str]:
+    """A date-time query value (``created_gte``, ``created_lt``) as the API expects it.
+
+    A :class:`datetime.datetime` is written in RFC 3339 in UTC, ``2026-11-26T10:04:05Z``,
+    with a fraction of a second only when it has one (``10:04:05.25Z``); an aware value is
+    converted to UTC, a naive one is taken as UTC. A ``str`` is passed through as it is;
+    ``None`` stays ``None``. Anything else (a :class:`datetime.date`, a number) is a
+    TypeError.
+    """
+    if value is None or isinstance(value, str):
+        return value
+    if not isinstance(value, _dt.datetime):
+        raise TypeError(f"{name} must be a datetime or a str, not {type(value).__name__}")
+    v = value if value.utcoffset() is None else value.astimezone(_dt.timezone.utc)  # naive: UTC
+    text = f"{v.year:04d}-{v.month:02d}-{v.day:02d}T{v.hour:02d}:{v.minute:02d}:{v.second:02d}"
+    if v.microsecond:
+        text += f".{v.microsecond:06d}".rstrip("0")
+    return text + "Z"
 
 
 def encode_query(params: Sequence[Tuple[str, Any]]) -> str:
@@ -222,8 +246,8 @@ class Transport:
     ) -> Response:
         """Sends ``method path`` and returns the decoded 2xx answer, or raises.
 
-        Every POST carries an Idempotency-Key: ``idempotency_key``, or one generated here
-        and kept for every retry of this call.
+        Every POST and DELETE carries an Idempotency-Key: ``idempotency_key``, or one
+        generated here and kept for every retry of this call.
         """
         method = method.upper()
         qs = encode_query(query)
@@ -237,7 +261,7 @@ class Transport:
         if json_body is not None:
             body = encode_json(json_body)
             headers["Content-Type"] = "application/json"
-        if method == "POST" and idempotency_key is None:
+        if method in IDEMPOTENT_KEY_METHODS and idempotency_key is None:
             idempotency_key = new_idempotency_key()
         if idempotency_key is not None:
             headers["Idempotency-Key"] = idempotency_key

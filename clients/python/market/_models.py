@@ -5,7 +5,8 @@ number the API wrote (``19.99`` stays ``Decimal('19.99')``, ``5`` is ``Decimal('
 Timestamps are timezone-aware :class:`datetime.datetime` values in UTC.
 
 Objects returned by a call (a :class:`Page`, a :class:`Product`, a :class:`Seller`, a
-:class:`DownloadLink`, a :class:`WebhookSubscription`) carry the answer's rate-limit
+:class:`DownloadLink`, a :class:`WebhookSubscription`, a
+:class:`DeletedWebhookSubscription`, an :class:`Event`, an :class:`EventDetail`) carry the answer's rate-limit
 figures in ``rate_limit`` and its ``X-Request-Id`` in ``request_id``; neither takes part
 in ``repr()`` or ``==``.
 """
@@ -334,10 +335,15 @@ class DownloadLink:
 
 @dataclass
 class WebhookSubscription:
-    """A webhook subscription (POST /v1/webhooks).
+    """A webhook subscription (POST /v1/webhooks, GET /v1/webhooks, GET and POST
+    /v1/webhooks/:id, POST /v1/webhooks/:id/rotate_secret).
 
-    ``secret`` (``whsec_...``) is shown by the API only in this answer: store it, it is what
-    :func:`market.verify_webhook` needs. It is left out of ``repr()``.
+    ``status`` is ``enabled`` or ``disabled``; ``updated_at`` is the time of the last change
+    (``None`` in the answer of a creation, which does not show it).
+
+    ``secret`` (``whsec_...``) is shown by the API only in the answer of a creation or of a
+    rotation (``None`` everywhere else): store it, it is what :func:`market.verify_webhook`
+    needs. It is left out of ``repr()``.
     """
 
     id: str
@@ -347,8 +353,9 @@ class WebhookSubscription:
     description: str
     status: str
     livemode: bool
-    secret: str = field(repr=False)
+    secret: Optional[str] = field(default=None, repr=False)
     created_at: Optional[_dt.datetime] = None
+    updated_at: Optional[_dt.datetime] = None
     rate_limit: Optional[RateLimit] = _meta()
     request_id: Optional[str] = _meta()
 
@@ -364,17 +371,37 @@ class WebhookSubscription:
             livemode=obj.get("livemode"),
             secret=obj.get("secret"),
             created_at=to_datetime(obj.get("created_at")),
+            updated_at=to_datetime(obj.get("updated_at")),
         )
 
 
 @dataclass
-class WebhookEvent:
-    """A verified webhook event.
+class DeletedWebhookSubscription:
+    """The answer of DELETE /v1/webhooks/:id: ``id``, ``object`` (``webhook_subscription``)
+    and ``deleted`` (``True``)."""
 
-    ``type`` is ``sale.completed``, ``sale.refunded``, ``review.created`` or ``payout.sent``;
-    ``data`` is the event's object as a dict (its ``amount``, when present, a Decimal):
-    sales ``{order, product, tier, amount, currency}``, reviews
-    ``{review, product, rating, body}``, payouts ``{payout, amount, currency}``.
+    id: str
+    object: str
+    deleted: bool
+    rate_limit: Optional[RateLimit] = _meta()
+    request_id: Optional[str] = _meta()
+
+    @classmethod
+    def from_json(cls, obj: JSONObject) -> "DeletedWebhookSubscription":
+        return cls(id=obj.get("id"), object=obj.get("object"), deleted=obj.get("deleted"))
+
+
+@dataclass
+class Event:
+    """An event: what a webhook delivery carries (:func:`market.verify_webhook`), what
+    ``webhooks.test`` queued, and what ``events.list`` and ``events.all`` read back.
+
+    ``type`` is ``sale.completed``, ``sale.refunded``, ``review.created``, ``payout.sent`` or
+    ``webhook.test``; ``data`` is the event's object as a dict (its ``amount``, when
+    present, a Decimal): sales ``{order, product, tier, amount, currency}``, reviews
+    ``{review, product, rating, body}``, payouts ``{payout, amount, currency}``, test
+    events ``{subscription}``. A type this client does not know keeps its ``data`` as
+    the API sent it. ``WebhookEvent`` is another name of this class.
     """
 
     id: str
@@ -382,16 +409,71 @@ class WebhookEvent:
     created_at: Optional[_dt.datetime]
     livemode: bool
     data: Dict[str, Any]
+    rate_limit: Optional[RateLimit] = _meta()
+    request_id: Optional[str] = _meta()
 
-    @classmethod
-    def from_json(cls, obj: JSONObject) -> "WebhookEvent":
+    @staticmethod
+    def _fields(obj: JSONObject) -> Dict[str, Any]:
         data = dict(obj.get("data") or {})
         if "amount" in data:
             data["amount"] = to_decimal(data["amount"])
+        return {
+            "id": obj.get("id"),
+            "type": obj.get("type"),
+            "created_at": to_datetime(obj.get("created_at")),
+            "livemode": obj.get("livemode"),
+            "data": data,
+        }
+
+    @classmethod
+    def from_json(cls, obj: JSONObject) -> "Event":
+        return cls(**cls._fields(obj))
+
+
+#: The earlier name of :class:`Event` (what ``verify_webhook`` returns).
+WebhookEvent = Event
+
+
+@dataclass
+class EventDelivery:
+    """One delivery of an event, to one subscription (GET /v1/events/:id).
+
+    ``status`` is ``pending``, ``delivered``, ``failed`` or ``endpoint_deleted`` (its
+    subscription was deleted before it was sent). ``last_attempt_at``: when the last attempt
+    began; ``last_status``: the HTTP status that attempt got; ``last_error``: why it failed
+    when no status says it (a timeout, a TLS error, ``subscription disabled``); each
+    ``None`` when it does not apply.
+    """
+
+    subscription: str
+    status: str
+    attempts: int
+    last_attempt_at: Optional[_dt.datetime]
+    last_status: Optional[int]
+    last_error: Optional[str]
+
+    @classmethod
+    def from_json(cls, obj: JSONObject) -> "EventDelivery":
         return cls(
-            id=obj.get("id"),
-            type=obj.get("type"),
-            created_at=to_datetime(obj.get("created_at")),
-            livemode=obj.get("livemode"),
-            data=data,
+            subscription=obj.get("subscription"),
+            status=obj.get("status"),
+            attempts=obj.get("attempts", 0),
+            last_attempt_at=to_datetime(obj.get("last_attempt_at")),
+            last_status=obj.get("last_status"),
+            last_error=obj.get("last_error"),
+        )
+
+
+@dataclass
+class EventDetail(Event):
+    """One event with its ``deliveries`` (GET /v1/events/:id), one per subscription it was
+    queued for, oldest first."""
+
+    deliveries: List[EventDelivery] = field(default_factory=list)
+
+    @classmethod
+    def from_json(cls, obj: JSONObject) -> "EventDetail":
+        return cls(
+            **cls._fields(obj),
+            deliveries=[EventDelivery.from_json(d) for d in obj.get("deliveries") or []],
         )

@@ -18,7 +18,7 @@ from decimal import Decimal
 from typing import Any, Iterable, Mapping, Optional, Tuple, Union
 
 from ._errors import WebhookVerificationError
-from ._models import WebhookEvent
+from ._models import Event
 
 #: Seconds a delivery's timestamp may be away from now, either way.
 DEFAULT_TOLERANCE = 300
@@ -76,7 +76,7 @@ def verify_webhook(
     *,
     tolerance: int = DEFAULT_TOLERANCE,
     now: Optional[float] = None,
-) -> WebhookEvent:
+) -> Event:
     """Checks a webhook delivery and returns its event; raises if it must not be trusted.
 
     - ``payload``: the raw body exactly as received (bytes; before any JSON parsing).
@@ -142,6 +142,6 @@ def verify_webhook(
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
         raise WebhookVerificationError("the payload is not an event")
     try:
-        return WebhookEvent.from_json(obj)
+        return Event.from_json(obj)
     except ValueError as exc:
         raise WebhookVerificationError(f"the payload is not an event: {exc}") from exc

@@ -30,7 +30,14 @@ from market import (
     ServerError,
 )
 from market._errors import error_class_for_status, error_from_response, parse_retry_after
-from market._http import encode_query, format_query_value, path_segment, retry_delay, should_retry
+from market._http import (
+    encode_query,
+    format_query_value,
+    format_timestamp,
+    path_segment,
+    retry_delay,
+    should_retry,
+)
 
 KEY = "sk_test_" + "Zq9" * 14
 
@@ -112,6 +119,31 @@ class ParameterEncodingTest(unittest.TestCase):
             path_segment("id", "")
         with self.assertRaises(TypeError):
             path_segment("id", 5)
+
+    def test_timestamps_rfc3339_utc(self) -> None:
+        utc = dt.timezone.utc
+        self.assertEqual(format_timestamp("t", dt.datetime(2026, 11, 26, 10, 4, 5, tzinfo=utc)), "2026-11-26T10:04:05Z")
+        # naive: taken as UTC
+        self.assertEqual(format_timestamp("t", dt.datetime(2026, 11, 26, 10, 4, 5)), "2026-11-26T10:04:05Z")
+        # another offset: converted to UTC (across midnight and a year)
+        plus1 = dt.timezone(dt.timedelta(hours=1))
+        self.assertEqual(format_timestamp("t", dt.datetime(2027, 1, 1, 0, 30, 0, tzinfo=plus1)), "2026-12-31T23:30:00Z")
+        minus = dt.timezone(dt.timedelta(hours=-5, minutes=-30))
+        self.assertEqual(format_timestamp("t", dt.datetime(2026, 2, 28, 20, 0, 0, tzinfo=minus)), "2026-03-01T01:30:00Z")
+        # a fraction only when there is one, without trailing zeros
+        self.assertEqual(format_timestamp("t", dt.datetime(2026, 11, 26, 10, 4, 5, 250000, tzinfo=utc)),
+                         "2026-11-26T10:04:05.25Z")
+        self.assertEqual(format_timestamp("t", dt.datetime(2026, 11, 26, 10, 4, 5, 123456, tzinfo=utc)),
+                         "2026-11-26T10:04:05.123456Z")
+        self.assertEqual(format_timestamp("t", dt.datetime(2026, 11, 26, 10, 4, 5, 7)), "2026-11-26T10:04:05.000007Z")
+        self.assertEqual(format_timestamp("t", dt.datetime(999, 1, 2, 3, 4, 5)), "0999-01-02T03:04:05Z")
+        # a string as it is; None stays None
+        self.assertEqual(format_timestamp("t", "2026-11-26T11:04:05+01:00"), "2026-11-26T11:04:05+01:00")
+        self.assertIsNone(format_timestamp("t", None))
+        for bad in (dt.date(2026, 11, 26), 1764151445, 1764151445.5):
+            with self.assertRaises(TypeError) as cm:
+                format_timestamp("created_gte", bad)
+            self.assertIn("created_gte", str(cm.exception))
 
 
 # --- errors -----------------------------------------------------------------------------
@@ -200,6 +232,79 @@ class ModelTest(unittest.TestCase):
         self.assertNotIn("whsec_", repr(sub))
         self.assertEqual(sub.secret, "whsec_c2VjcmV0")
 
+    def test_subscription_as_managed_without_secret(self) -> None:
+        sub = market.WebhookSubscription.from_json(
+            {"id": "we_1", "object": "webhook_subscription", "url": "https://x", "events": ["payout.sent"],
+             "description": "d", "status": "disabled", "livemode": True, "created_at": "2026-11-21T10:04:05Z",
+             "updated_at": "2026-11-22T11:05:06Z"}
+        )
+        self.assertIsNone(sub.secret)
+        self.assertEqual((sub.status, sub.livemode, sub.events), ("disabled", True, ["payout.sent"]))
+        self.assertEqual(sub.created_at, dt.datetime(2026, 11, 21, 10, 4, 5, tzinfo=dt.timezone.utc))
+        self.assertEqual(sub.updated_at, dt.datetime(2026, 11, 22, 11, 5, 6, tzinfo=dt.timezone.utc))
+        created = market.WebhookSubscription.from_json({"id": "we_2", "secret": "whsec_AA==", "created_at": None})
+        self.assertIsNone(created.updated_at)
+        deleted = market.DeletedWebhookSubscription.from_json({"id": "we_1", "object": "webhook_subscription",
+                                                               "deleted": True})
+        self.assertEqual((deleted.id, deleted.object, deleted.deleted), ("we_1", "webhook_subscription", True))
+
+    def test_events_of_every_type_and_an_unknown_one(self) -> None:
+        from market._http import decode_json
+
+        head = '"created_at":"2026-11-21T10:04:05Z","livemode":false'
+        sale = market.Event.from_json(decode_json(
+            ('{"id":"evt_1","type":"sale.refunded",' + head + ',"data":{"order":"ord_1","product":"p","tier":"t",'
+             '"amount":123456789012.34,"currency":"USD"}}').encode()))
+        self.assertEqual(sale.data["amount"], Decimal("123456789012.34"))
+        self.assertEqual(str(sale.data["amount"]), "123456789012.34")
+        payout = market.Event.from_json(decode_json(
+            ('{"id":"evt_2","type":"payout.sent",' + head + ',"data":{"payout":"po_1","amount":1200,'
+             '"currency":"JPY"}}').encode()))
+        self.assertIsInstance(payout.data["amount"], Decimal)
+        self.assertEqual(payout.data["amount"], Decimal("1200"))
+        review = market.Event.from_json(decode_json(
+            ('{"id":"evt_3","type":"review.created",' + head + ',"data":{"review":"rev_1","product":"p",'
+             '"rating":5,"body":"Lovely"}}').encode()))
+        self.assertEqual(review.data, {"review": "rev_1", "product": "p", "rating": 5, "body": "Lovely"})
+        test = market.Event.from_json(decode_json(
+            ('{"id":"evt_4","type":"webhook.test",' + head + ',"data":{"subscription":"we_1"}}').encode()))
+        self.assertEqual((test.type, test.data), ("webhook.test", {"subscription": "we_1"}))
+        self.assertEqual(test.created_at, dt.datetime(2026, 11, 21, 10, 4, 5, tzinfo=dt.timezone.utc))
+        self.assertIs(test.livemode, False)
+        unknown = market.Event.from_json(decode_json(
+            ('{"id":"evt_5","type":"thing.happened",' + head + ',"data":{"x":[1,{"y":null}],"rate":0.5}}').encode()))
+        self.assertEqual(unknown.type, "thing.happened")
+        self.assertEqual(unknown.data, {"x": [1, {"y": None}], "rate": Decimal("0.5")})
+        self.assertIs(market.WebhookEvent, market.Event)
+
+    def test_event_with_deliveries_and_nulls(self) -> None:
+        from market._http import decode_json
+
+        detail = market.EventDetail.from_json(decode_json(
+            b'{"id":"evt_1","type":"payout.sent","created_at":"2026-11-21T10:04:05Z","livemode":false,'
+            b'"data":{"payout":"po_1","amount":12.5,"currency":"USD"},"deliveries":['
+            b'{"subscription":"we_a","status":"delivered","attempts":1,"last_attempt_at":"2026-11-21T10:04:06Z",'
+            b'"last_status":204,"last_error":null},'
+            b'{"subscription":"we_b","status":"pending","attempts":0,"last_attempt_at":null,"last_status":null,'
+            b'"last_error":null},'
+            b'{"subscription":"we_c","status":"failed","attempts":3,"last_attempt_at":"2026-11-21T10:05:00Z",'
+            b'"last_status":null,"last_error":"connection refused"}]}'
+        ))
+        self.assertIsInstance(detail, market.Event)
+        self.assertEqual(detail.data["amount"], Decimal("12.5"))
+        self.assertEqual([d.subscription for d in detail.deliveries], ["we_a", "we_b", "we_c"])
+        a, b, c = detail.deliveries
+        self.assertEqual(a, market.EventDelivery(subscription="we_a", status="delivered", attempts=1,
+                                                 last_attempt_at=dt.datetime(2026, 11, 21, 10, 4, 6,
+                                                                             tzinfo=dt.timezone.utc),
+                                                 last_status=204, last_error=None))
+        self.assertEqual((b.status, b.attempts, b.last_attempt_at, b.last_status, b.last_error),
+                         ("pending", 0, None, None, None))
+        self.assertEqual((c.status, c.attempts, c.last_status, c.last_error), ("failed", 3, None, "connection refused"))
+        self.assertEqual(c.last_attempt_at, dt.datetime(2026, 11, 21, 10, 5, tzinfo=dt.timezone.utc))
+        self.assertEqual(market.EventDetail.from_json({"id": "evt_2", "type": "webhook.test", "data": {},
+                                                       "deliveries": []}).deliveries, [])
+
 
 # --- construction and the key -----------------------------------------------------------
 
@@ -277,7 +382,7 @@ class ScriptedServer:
                 self.end_headers()
                 self.wfile.write(payload)
 
-            do_GET = do_POST = _handle  # noqa: N815
+            do_GET = do_POST = do_DELETE = _handle  # noqa: N815
 
             def log_message(self, fmt: str, *args: Any) -> None:
                 pass
@@ -465,6 +570,208 @@ class ScriptedClientTest(unittest.TestCase):
         self.assertEqual([o.id for o in it], ["o3"])
         self.assertEqual([r[1] for r in srv.requests],
                          ["/api/v1/orders?status=paid&limit=2", "/api/v1/orders?status=paid&limit=2&cursor=c1"])
+
+
+SUB = {"id": "we_1", "object": "webhook_subscription", "url": "https://h/x", "events": ["payout.sent"],
+       "description": "d", "status": "enabled", "livemode": False, "created_at": "2026-11-21T10:04:05Z",
+       "updated_at": "2026-11-21T10:04:05Z"}
+TEST_EVENT = {"id": "evt_t1", "type": "webhook.test", "created_at": "2026-11-21T10:04:05Z", "livemode": False,
+              "data": {"subscription": "we_1"}}
+
+
+class WebhooksAndEventsScriptedTest(unittest.TestCase):
+    """The management calls and the events calls against the scripted server: the request
+    each one sends, its Idempotency-Key, and what it returns."""
+
+    run_script = ScriptedClientTest.run_script
+
+    def test_webhook_reads(self) -> None:
+        page = {"object": "list", "data": [SUB, {**SUB, "id": "we_0", "status": "disabled"}], "next_cursor": "cur_2"}
+        m, srv, _ = self.run_script([(200, RL, page), (200, RL, {"object": "list", "data": [], "next_cursor": None}),
+                                     (200, RL, SUB)])
+        p = m.webhooks.list(limit=2)
+        self.assertEqual([x.id for x in p], ["we_1", "we_0"])
+        self.assertIsInstance(p.data[1], market.WebhookSubscription)
+        self.assertEqual(p.data[1].status, "disabled")
+        self.assertIsNone(p.data[0].secret)
+        self.assertEqual(p.data[0].updated_at, dt.datetime(2026, 11, 21, 10, 4, 5, tzinfo=dt.timezone.utc))
+        self.assertEqual((p.next_cursor, p.request_id, p.rate_limit.remaining), ("cur_2", "r1", 597))
+        m.webhooks.list(cursor="cur_2")
+        sub = m.webhooks.get("we_1/..?")
+        self.assertEqual((sub.id, sub.url, sub.request_id, sub.rate_limit.limit), ("we_1", "https://h/x", "r1", 600))
+        reqs = srv.requests
+        self.assertEqual([(r[0], r[1], r[3]) for r in reqs], [
+            ("GET", "/api/v1/webhooks?limit=2", b""),
+            ("GET", "/api/v1/webhooks?cursor=cur_2", b""),
+            ("GET", "/api/v1/webhooks/we_1%2F..%3F", b""),
+        ])
+        for r in reqs:
+            self.assertNotIn("Idempotency-Key", r[2])
+            self.assertEqual(r[2]["Authorization"], f"Bearer {KEY}")
+
+    def test_webhooks_all_walks_pages_lazily(self) -> None:
+        p1 = {"object": "list", "data": [SUB], "next_cursor": "c1"}
+        p2 = {"object": "list", "data": [{**SUB, "id": "we_0"}], "next_cursor": None}
+        m, srv, _ = self.run_script([(200, RL, p1), (200, RL, p2)])
+        it = m.webhooks.all(limit=1)
+        self.assertEqual(srv.requests, [])
+        self.assertEqual(next(it).id, "we_1")
+        self.assertEqual(len(srv.requests), 1)
+        self.assertEqual([s.id for s in it], ["we_0"])
+        self.assertEqual([r[1] for r in srv.requests], ["/api/v1/webhooks?limit=1", "/api/v1/webhooks?limit=1&cursor=c1"])
+
+    def test_webhook_changes(self) -> None:
+        rotated = {**SUB, "secret": "whsec_bmV3"}
+        deleted = {"id": "we_1", "object": "webhook_subscription", "deleted": True}
+        m, srv, _ = self.run_script([(200, RL, SUB), (200, RL, {**SUB, "status": "disabled"}), (200, RL, SUB),
+                                     (200, RL, deleted), (200, RL, deleted), (200, RL, rotated), (200, RL, rotated),
+                                     (202, RL, TEST_EVENT), (202, RL, TEST_EVENT)])
+        self.assertEqual(m.webhooks.update("we_1").id, "we_1")
+        upd = m.webhooks.update("we_1", description="new", disabled=True)
+        self.assertEqual(upd.status, "disabled")
+        m.webhooks.update("we_1", url="https://h/y", events=["sale.completed", "payout.sent"], description="",
+                          disabled=False, idempotency_key="upd-1")
+        d = m.webhooks.delete("we_1")
+        self.assertIsInstance(d, market.DeletedWebhookSubscription)
+        self.assertEqual((d.id, d.object, d.deleted, d.request_id), ("we_1", "webhook_subscription", True, "r1"))
+        m.webhooks.delete("we 1", idempotency_key="del-1")
+        r = m.webhooks.rotate_secret("we_1")
+        self.assertEqual(r.secret, "whsec_bmV3")
+        self.assertNotIn("whsec_bmV3", repr(r))
+        m.webhooks.rotate_secret("we_1", expire_old_in=0, idempotency_key="rot-1")
+        ev = m.webhooks.test("we_1")
+        self.assertIsInstance(ev, market.Event)
+        self.assertEqual((ev.id, ev.type, ev.data, ev.livemode), ("evt_t1", "webhook.test", {"subscription": "we_1"}, False))
+        self.assertEqual((ev.request_id, ev.rate_limit.reset), ("r1", 30))
+        m.webhooks.test("we_1", idempotency_key="test-1")
+
+        reqs = srv.requests
+        self.assertEqual([(r[0], r[1], r[3]) for r in reqs], [
+            ("POST", "/api/v1/webhooks/we_1", b"{}"),
+            ("POST", "/api/v1/webhooks/we_1", b'{"description":"new","disabled":true}'),
+            ("POST", "/api/v1/webhooks/we_1",
+             b'{"url":"https://h/y","events":["sale.completed","payout.sent"],"description":"","disabled":false}'),
+            ("DELETE", "/api/v1/webhooks/we_1", b""),
+            ("DELETE", "/api/v1/webhooks/we%201", b""),
+            ("POST", "/api/v1/webhooks/we_1/rotate_secret", b""),
+            ("POST", "/api/v1/webhooks/we_1/rotate_secret", b'{"expire_old_in":0}'),
+            ("POST", "/api/v1/webhooks/we_1/test", b""),
+            ("POST", "/api/v1/webhooks/we_1/test", b""),
+        ])
+        for i in (0, 1, 2, 6):
+            self.assertEqual(reqs[i][2]["Content-Type"], "application/json")
+        for i in (3, 4, 5, 7, 8):
+            self.assertNotIn("Content-Type", reqs[i][2])
+        keys = [r[2].get("Idempotency-Key") for r in reqs]
+        self.assertEqual([keys[i] for i in (2, 4, 6, 8)], ["upd-1", "del-1", "rot-1", "test-1"])
+        generated = [keys[i] for i in (0, 1, 3, 5, 7)]
+        for k in generated:
+            self.assertTrue(k and k.startswith("market-python-"), k)
+        self.assertEqual(len(set(generated)), len(generated), "one key per call")
+
+    def test_changes_retried_with_the_same_idempotency_key(self) -> None:
+        calls = [
+            ("update", lambda m: m.webhooks.update("we_1", disabled=True), (200, RL, SUB), b'{"disabled":true}'),
+            ("delete", lambda m: m.webhooks.delete("we_1"),
+             (200, RL, {"id": "we_1", "object": "webhook_subscription", "deleted": True}), b""),
+            ("rotate_secret", lambda m: m.webhooks.rotate_secret("we_1", expire_old_in=60),
+             (200, RL, {**SUB, "secret": "whsec_AA=="}), b'{"expire_old_in":60}'),
+            ("test", lambda m: m.webhooks.test("we_1"), (202, RL, TEST_EVENT), b""),
+        ]
+        for name, call, answer, body in calls:
+            with self.subTest(name):
+                m, srv, slept = self.run_script(["drop", err(503, "api_error", "service_unavailable",
+                                                             {"Retry-After": "2"}), answer])
+                call(m)
+                self.assertEqual(len(srv.requests), 3)
+                keys = [r[2].get("Idempotency-Key") for r in srv.requests]
+                self.assertTrue(keys[0] and keys[0].startswith("market-python-"), keys)
+                self.assertEqual(len(set(keys)), 1, keys)
+                self.assertEqual([r[3] for r in srv.requests], [body] * 3)
+                self.assertEqual(slept, [0.5, 2.0])
+                # a second call: a new key
+                m2, srv2, _ = self.run_script([answer])
+                call(m2)
+                self.assertNotEqual(srv2.requests[0][2]["Idempotency-Key"], keys[0])
+
+    def test_delete_retried_after_a_drop_then_404_raised(self) -> None:
+        # A DELETE carries a key, so it is retried after a dropped connection; a 404 after
+        # that is raised as NotFoundError, not retried.
+        m, srv, slept = self.run_script(["drop", err(404, "invalid_request_error", "resource_missing")])
+        with self.assertRaises(NotFoundError):
+            m.webhooks.delete("we_1", idempotency_key="k")
+        self.assertEqual((len(srv.requests), slept), (2, [0.5]))
+
+    def test_events_list_query(self) -> None:
+        page = {"object": "list", "data": [TEST_EVENT], "next_cursor": None}
+        m, srv, _ = self.run_script([(200, RL, page)] * 3)
+        p = m.events.list(type="webhook.test", created_gte=dt.datetime(2026, 11, 26, 11, 4, 5, 500000,
+                                                                      tzinfo=dt.timezone(dt.timedelta(hours=1))),
+                          created_lt="2026-11-27T00:00:00+01:00", limit=50, cursor="c 1")
+        self.assertEqual([(e.id, e.type) for e in p], [("evt_t1", "webhook.test")])
+        self.assertIsInstance(p.data[0], market.Event)
+        self.assertEqual((p.request_id, p.next_cursor), ("r1", None))
+        m.events.list()
+        m.events.list(created_lt=dt.datetime(2026, 11, 26, 10, 4, 5))
+        self.assertEqual([(r[0], r[1], r[3]) for r in srv.requests], [
+            ("GET", "/api/v1/events?type=webhook.test&created_gte=2026-11-26T10%3A04%3A05.5Z"
+                    "&created_lt=2026-11-27T00%3A00%3A00%2B01%3A00&limit=50&cursor=c%201", b""),
+            ("GET", "/api/v1/events", b""),
+            ("GET", "/api/v1/events?created_lt=2026-11-26T10%3A04%3A05Z", b""),
+        ])
+        parsed = dict(parse_qsl(urlsplit(srv.requests[0][1]).query))
+        self.assertEqual(parsed["created_gte"], "2026-11-26T10:04:05.5Z")
+        self.assertEqual(parsed["created_lt"], "2026-11-27T00:00:00+01:00")
+        for r in srv.requests:
+            self.assertNotIn("Idempotency-Key", r[2])
+
+    def test_events_all_keeps_the_filters_on_every_page(self) -> None:
+        e2 = {**TEST_EVENT, "id": "evt_t0"}
+        m, srv, _ = self.run_script([(200, RL, {"data": [TEST_EVENT], "next_cursor": "n1"}),
+                                     (200, RL, {"data": [e2], "next_cursor": None})])
+        it = m.events.all(type="webhook.test", created_gte=dt.datetime(2026, 1, 2, 3, 4, 5), limit=1)
+        self.assertEqual(srv.requests, [])
+        self.assertEqual([e.id for e in it], ["evt_t1", "evt_t0"])
+        q = "/api/v1/events?type=webhook.test&created_gte=2026-01-02T03%3A04%3A05Z&limit=1"
+        self.assertEqual([r[1] for r in srv.requests], [q, q + "&cursor=n1"])
+
+    def test_events_get(self) -> None:
+        detail = {**TEST_EVENT, "deliveries": [
+            {"subscription": "we_1", "status": "failed", "attempts": 0, "last_attempt_at": None, "last_status": None,
+             "last_error": "subscription disabled"}]}
+        m, srv, _ = self.run_script([(200, RL, detail)])
+        ev = m.events.get("evt_t1")
+        self.assertIsInstance(ev, market.EventDetail)
+        self.assertEqual((ev.id, ev.type, ev.data), ("evt_t1", "webhook.test", {"subscription": "we_1"}))
+        self.assertEqual(ev.deliveries, [market.EventDelivery("we_1", "failed", 0, None, None, "subscription disabled")])
+        self.assertEqual((ev.request_id, ev.rate_limit.remaining), ("r1", 597))
+        self.assertEqual((srv.requests[0][0], srv.requests[0][1]), ("GET", "/api/v1/events/evt_t1"))
+
+    def test_client_side_checks_send_nothing(self) -> None:
+        m, srv, _ = self.run_script([])
+        with self.assertRaises(TypeError):
+            m.webhooks.update("we_1", events="payout.sent")  # type: ignore[arg-type]
+        with self.assertRaises(TypeError):
+            m.webhooks.update("we_1", disabled="true")  # type: ignore[arg-type]
+        with self.assertRaises(TypeError):
+            m.webhooks.update("we_1", disabled=1)  # type: ignore[arg-type]
+        with self.assertRaises(TypeError):
+            m.webhooks.rotate_secret("we_1", expire_old_in="60")  # type: ignore[arg-type]
+        with self.assertRaises(TypeError):
+            m.webhooks.rotate_secret("we_1", expire_old_in=True)
+        with self.assertRaises(TypeError):
+            m.events.list(created_gte=dt.date(2026, 1, 1))  # type: ignore[arg-type]
+        with self.assertRaises(TypeError):
+            m.events.all(created_lt=1700000000)  # type: ignore[arg-type]
+        with self.assertRaises(TypeError):
+            m.webhooks.list(limit=True)
+        for call in (m.webhooks.get, m.webhooks.update, m.webhooks.delete, m.webhooks.rotate_secret, m.webhooks.test,
+                     m.events.get):
+            with self.assertRaises(ValueError):
+                call("")
+            with self.assertRaises(TypeError):
+                call(None)  # type: ignore[arg-type]
+        self.assertEqual(srv.requests, [])
 
 
 if __name__ == "__main__":
