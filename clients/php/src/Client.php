@@ -14,6 +14,7 @@ use Market\Internal\Requestor;
 use Market\Internal\RetryPolicy;
 use Market\Internal\Secret;
 use Market\Service\Downloads;
+use Market\Service\Events;
 use Market\Service\Orders;
 use Market\Service\Products;
 use Market\Service\Sellers;
@@ -52,6 +53,7 @@ final class Client implements JsonSerializable, Stringable
     public readonly Orders $orders;
     public readonly Downloads $downloads;
     public readonly Webhooks $webhooks;
+    public readonly Events $events;
 
     private readonly Requestor $requestor;
     private readonly string $keyLabel;
@@ -123,6 +125,7 @@ final class Client implements JsonSerializable, Stringable
         $this->orders = new Orders($this->requestor);
         $this->downloads = new Downloads($this->requestor);
         $this->webhooks = new Webhooks($this->requestor);
+        $this->events = new Events($this->requestor);
     }
 
     public function baseUrl(): string

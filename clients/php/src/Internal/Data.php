@@ -43,6 +43,12 @@ final class Data
     }
 
     /** @param array<mixed> $a */
+    public static function nullableInt(array $a, string $key): ?int
+    {
+        return ($a[$key] ?? null) === null ? null : self::int($a, $key);
+    }
+
+    /** @param array<mixed> $a */
     public static function nullableFloat(array $a, string $key): ?float
     {
         $v = $a[$key] ?? null;
@@ -140,6 +146,23 @@ final class Data
             }
         }
         return $list;
+    }
+
+    /**
+     * The "data" of an event, whatever its type (an unknown type included): a generic
+     * array in which "amount" is money, a decimal string exactly as sent ("19.99",
+     * "1200"), and every other number an int or a float.
+     *
+     * @param array<mixed> $a the event
+     * @return array<string, mixed>
+     */
+    public static function eventData(array $a): array
+    {
+        $data = [];
+        foreach (self::object($a, 'data') as $key => $value) {
+            $data[$key] = ($key === 'amount' && $value instanceof JsonNumber) ? $value->raw : Json::toNative($value);
+        }
+        return $data;
     }
 
     /**

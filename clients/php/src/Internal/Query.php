@@ -4,6 +4,9 @@ declare(strict_types=1);
 
 namespace Market\Internal;
 
+use DateTimeImmutable;
+use DateTimeInterface;
+use DateTimeZone;
 use InvalidArgumentException;
 
 /**
@@ -17,7 +20,8 @@ final class Query
      * Builds "a=1&b=x%20y" from parameters in the order given. Null values are left
      * out. Values are strings, ints or floats (a float is written in plain decimal
      * notation with at most 15 significant digits, so 19.99 is sent as "19.99"; pass
-     * money as a string to control the digits exactly). Everything is percent-encoded as
+     * money as a string to control the digits exactly), or dates (a DateTimeInterface is
+     * written as RFC 3339 in UTC, see time()). Everything is percent-encoded as
      * RFC 3986 says (a space is %20, "+" is %2B), since the API reads "+" as a space.
      *
      * @param array<string, mixed> $params
@@ -46,11 +50,26 @@ final class Query
         if (is_float($value)) {
             return self::decimal($name, $value);
         }
+        if ($value instanceof DateTimeInterface) {
+            return self::time($value);
+        }
         if ($value instanceof \Stringable) {
             return (string) $value;
         }
         throw new InvalidArgumentException(sprintf(
             'parameter "%s" must be a string or a number, %s given', $name, get_debug_type($value)));
+    }
+
+    /**
+     * A date-time as RFC 3339 in UTC, as the API writes its own: "2026-11-26T10:04:05Z",
+     * with the fraction of a second (up to microseconds, trailing zeros dropped) only when
+     * it is not zero: "2026-11-26T10:04:05.25Z". The instant is kept, whatever the zone.
+     */
+    public static function time(DateTimeInterface $t): string
+    {
+        $utc = DateTimeImmutable::createFromInterface($t)->setTimezone(new DateTimeZone('UTC'));
+        $fraction = rtrim($utc->format('u'), '0');
+        return $utc->format('Y-m-d\TH:i:s') . ($fraction === '' ? '' : '.' . $fraction) . 'Z';
     }
 
     /** A float in plain decimal notation, 15 significant digits at most. */

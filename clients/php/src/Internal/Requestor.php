@@ -84,12 +84,32 @@ final class Requestor
     }
 
     /**
-     * POST a JSON body (null: no body). Every POST carries an Idempotency-Key, the
-     * caller's or a new one, the same on every retry.
+     * POST a JSON body (null: no body; an empty array: the JSON object {}). Every POST
+     * carries an Idempotency-Key, the caller's or a new one, the same on every retry.
      *
      * @param array<string, mixed>|null $body
      */
     public function post(string $path, ?array $body, ?string $idempotencyKey): ApiResponse
+    {
+        return $this->change('POST', $path, $body, $idempotencyKey);
+    }
+
+    /**
+     * DELETE, with an Idempotency-Key like a POST (the caller's or a new one, the same on
+     * every retry), so that a retried DELETE replays its first answer instead of a 404.
+     * A body only when given (the API refuses any field, naming it).
+     *
+     * @param array<string, mixed>|null $body
+     */
+    public function delete(string $path, ?array $body, ?string $idempotencyKey): ApiResponse
+    {
+        return $this->change('DELETE', $path, $body, $idempotencyKey);
+    }
+
+    /**
+     * @param array<string, mixed>|null $body
+     */
+    private function change(string $method, string $path, ?array $body, ?string $idempotencyKey): ApiResponse
     {
         $key = $idempotencyKey === null ? self::newIdempotencyKey() : self::checkIdempotencyKey($idempotencyKey);
         $json = null;
@@ -100,7 +120,7 @@ final class Requestor
                 throw new InvalidArgumentException('the request body cannot be encoded as JSON: ' . $e->getMessage(), 0, $e);
             }
         }
-        return $this->send('POST', $path, $json, $key);
+        return $this->send($method, $path, $json, $key);
     }
 
     private function send(string $method, string $pathAndQuery, ?string $body, ?string $idempotencyKey): ApiResponse

@@ -6,8 +6,6 @@ namespace Market\Model;
 
 use DateTimeImmutable;
 use Market\Internal\Data;
-use Market\Internal\Json;
-use Market\Internal\JsonNumber;
 
 /**
  * A verified webhook event (what Webhook::verify() returns).
@@ -16,8 +14,10 @@ use Market\Internal\JsonNumber;
  * - sale.completed, sale.refunded: order, product, tier, amount, currency
  * - review.created: review, product, rating (int), body
  * - payout.sent: payout, amount, currency
+ * - webhook.test: subscription (the id of the subscription tested)
  * "amount" is a decimal string exactly as sent ("19.99", "1200"); other numbers are
- * ints or floats.
+ * ints or floats. Another type keeps its data the same way, as a generic array.
+ * The events API gives the same events as Market\Model\Event.
  */
 final class WebhookEvent
 {
@@ -40,16 +40,12 @@ final class WebhookEvent
      */
     public static function fromArray(array $a): self
     {
-        $data = [];
-        foreach (Data::object($a, 'data') as $key => $value) {
-            $data[$key] = ($key === 'amount' && $value instanceof JsonNumber) ? $value->raw : Json::toNative($value);
-        }
         return new self(
             Data::string($a, 'id'),
             Data::string($a, 'type'),
             Data::time($a, 'created_at'),
             Data::bool($a, 'livemode'),
-            $data,
+            Data::eventData($a),
         );
     }
 }

@@ -10,7 +10,8 @@ use Market\RateLimit;
 use Market\ResponseInfo;
 
 /**
- * A webhook subscription (POST /v1/webhooks).
+ * A webhook subscription: what webhooks->create(), list(), all(), get(), update() and
+ * rotateSecret() give.
  */
 final class WebhookSubscription
 {
@@ -27,14 +28,20 @@ final class WebhookSubscription
         /** Kinds in canonical order: sale.completed, sale.refunded, review.created, payout.sent. */
         public readonly array $events,
         public readonly string $description,
-        /** "enabled". */
+        /** "enabled" or "disabled" (a disabled subscription receives nothing). */
         public readonly string $status,
         public readonly bool $livemode,
-        /** whsec_...: shown in this answer only (and its idempotent replay). Store it to verify deliveries. */
-        public readonly string $secret,
+        /**
+         * whsec_...: only in the answers of create() and rotateSecret() (and their
+         * idempotent replays), null everywhere else. Store it to verify deliveries.
+         */
+        public readonly ?string $secret,
         public readonly DateTimeImmutable $createdAt,
+        /** The time of the last change (null only if the answer did not carry it). */
+        public readonly ?DateTimeImmutable $updatedAt = null,
         public readonly ?RateLimit $rateLimit = null,
         public readonly ?string $requestId = null,
+        /** True when the API replayed the answer to an earlier request with the same Idempotency-Key. */
         public readonly bool $idempotentReplayed = false,
     ) {
     }
@@ -53,8 +60,9 @@ final class WebhookSubscription
             Data::string($a, 'description'),
             Data::string($a, 'status'),
             Data::bool($a, 'livemode'),
-            Data::string($a, 'secret'),
+            Data::nullableString($a, 'secret'),
             Data::time($a, 'created_at'),
+            Data::nullableTime($a, 'updated_at'),
             $info?->rateLimit,
             $info?->requestId,
             $info?->idempotentReplayed() ?? false,

@@ -38,6 +38,26 @@ final class QueryTest extends TestCase
         self::assertSame('limit=100', Query::build(['limit' => 100]));
     }
 
+    public function testDatesAreRfc3339InUtcWithAFractionOnlyWhenThereIsOne(): void
+    {
+        $utc = new \DateTimeZone('UTC');
+        self::assertSame('2026-11-26T10:04:05Z', Query::time(new \DateTimeImmutable('2026-11-26 10:04:05', $utc)));
+        self::assertSame('2026-11-26T10:04:05Z', Query::time(new \DateTimeImmutable('2026-11-26T11:04:05+01:00')), 'converted to UTC');
+        self::assertSame('2026-11-26T10:04:05Z', Query::time(new \DateTime('2026-11-26 05:04:05', new \DateTimeZone('America/New_York'))));
+        self::assertSame('2026-11-26T10:04:05.5Z', Query::time(new \DateTimeImmutable('2026-11-26 10:04:05.5', $utc)));
+        self::assertSame('2026-11-26T10:04:05.000001Z', Query::time(new \DateTimeImmutable('2026-11-26 10:04:05.000001', $utc)));
+        self::assertSame('2026-11-26T10:04:05.12345Z', Query::time(new \DateTimeImmutable('2026-11-26 10:04:05.123450', $utc)));
+        self::assertSame('2027-01-01T00:00:00Z', Query::time(new \DateTimeImmutable('2026-12-31T19:00:00-05:00')), 'across a year');
+        $t = new \DateTime('2026-11-26T11:04:05+01:00');
+        Query::time($t);
+        self::assertSame('+01:00', $t->format('P'), 'the caller\'s date is not changed');
+        // In a query: percent-encoded; a string goes as it is.
+        self::assertSame(
+            'created_gte=2026-11-26T10%3A04%3A05.25Z&created_lt=2026-11-26T10%3A04%3A05%2B01%3A00',
+            Query::build(['created_gte' => new \DateTimeImmutable('2026-11-26 10:04:05.25', $utc), 'created_lt' => '2026-11-26T10:04:05+01:00']),
+        );
+    }
+
     public function testValuesThatAreNotScalarsAreRefused(): void
     {
         foreach ([['a', 'b'], true, new \stdClass(), NAN, INF] as $bad) {

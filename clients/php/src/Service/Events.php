@@ -1,0 +1,80 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Market\Service;
+
+use DateTimeInterface;
+use Generator;
+use Market\Internal\Query;
+use Market\Internal\Requestor;
+use Market\MarketException;
+use Market\Model\Event;
+use Market\Page;
+
+/**
+ * The account's events, as delivered: GET /v1/events and GET /v1/events/:id (scope
+ * webhooks:read), for the retention period (30 days by default). To catch up on
+ * deliveries missed, and to see how an event's deliveries went.
+ */
+final class Events
+{
+    /** @internal */
+    public function __construct(private readonly Requestor $requestor)
+    {
+    }
+
+    /**
+     * One page of events in the key's mode, newest first.
+     *
+     * Parameters (all optional; null values are left out):
+     * - type:        one event type: "sale.completed", "sale.refunded", "review.created",
+     *                "payout.sent", "webhook.test" (the Event::* constants)
+     * - created_gte: events created at or after it: a DateTimeInterface (sent as RFC 3339
+     *                in UTC, "2026-11-26T10:04:05Z", with a fraction of a second only when
+     *                it has one) or an RFC 3339 string, sent as it is
+     * - created_lt:  events created before it, the same way
+     * - limit:       1..100, default 20
+     * - cursor:      nextCursor of the previous page (valid with the same filters only)
+     *
+     * @param array{type?: string, created_gte?: DateTimeInterface|string, created_lt?: DateTimeInterface|string, limit?: int, cursor?: string} $params
+     * @return Page<Event>
+     * @throws MarketException
+     */
+    public function list(array $params = []): Page
+    {
+        return $this->requestor->get('/v1/events', $params)
+            ->to(static fn (array $a, $info) => Page::fromArray($a, [Event::class, 'fromArray'], $info));
+    }
+
+    /**
+     * Every event matching $params (the parameters of list(), limit being the page size),
+     * newest first, page after page, fetched lazily.
+     *
+     * @param array{type?: string, created_gte?: DateTimeInterface|string, created_lt?: DateTimeInterface|string, limit?: int, cursor?: string} $params
+     * @return Generator<int, Event>
+     * @throws MarketException
+     */
+    public function all(array $params = []): Generator
+    {
+        do {
+            $page = $this->list($params);
+            foreach ($page->data as $item) {
+                yield $item; // not "yield from": keys must run on across pages
+            }
+            $params['cursor'] = $page->nextCursor;
+        } while ($page->nextCursor !== null);
+    }
+
+    /**
+     * One event with its deliveries ($event->deliveries, a list of EventDelivery, oldest
+     * first); NotFoundException when the key cannot see it (or it was pruned).
+     *
+     * @throws MarketException
+     */
+    public function get(string $id): Event
+    {
+        return $this->requestor->get('/v1/events/' . Query::segment('event id', $id))
+            ->to([Event::class, 'fromArray']);
+    }
+}
