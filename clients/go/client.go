@@ -1,6 +1,7 @@
 // Package market is the Go client of the market API (docs/api.md): search and read the
-// catalogue, read your orders with their download links, mint download links and
-// subscribe to webhooks, plus VerifyWebhook for the receiving side.
+// catalogue, read your orders with their download links, mint download links, subscribe
+// to webhooks and manage the subscriptions, read the events back, plus VerifyWebhook for
+// the receiving side.
 //
 //	c, err := market.NewClient(os.Getenv("MARKET_API_KEY"),
 //		market.WithBaseURL("http://127.0.0.1:8080"))
@@ -8,17 +9,20 @@
 //	page, err := c.Products.List(ctx, &market.ProductListParams{Category: "fonts", Limit: 10})
 //
 // One call per route: Products.List, Products.All, Products.Get, Sellers.Get,
-// Orders.List, Orders.All, Downloads.CreateLink and Webhooks.Create. Results are
+// Orders.List, Orders.All, Downloads.CreateLink, Webhooks.Create, Webhooks.List,
+// Webhooks.All, Webhooks.Get, Webhooks.Update, Webhooks.Delete, Webhooks.RotateSecret,
+// Webhooks.Test, Events.List, Events.All and Events.Get. Results are
 // structs; money is a Decimal, the exact text of the number the API sent. Every result
 // carries the HTTP answer it came from in LastResponse (rate limit, request id). Every
 // failed call returns an *Error; see Kind for the classes.
 //
 // Retries: an answer 429 or 503 is retried after its Retry-After, a network failure
 // after a short back-off, up to MaxRetries times (default 2), as long as the context
-// allows. Network failures are retried only for GETs and for POSTs that carry an
-// Idempotency-Key, and every POST carries one: the caller's, or one the client
-// generates (crypto/rand) and keeps for all the attempts of that call, so that a
-// retried POST never mints two links or two subscriptions.
+// allows. Network failures are retried only for GETs and for POSTs and DELETEs that
+// carry an Idempotency-Key, and every POST and DELETE carries one: the caller's, or one
+// the client generates (crypto/rand) and keeps for all the attempts of that call, so
+// that a retried POST never mints two links or two subscriptions, and a retried DELETE
+// gets the first answer replayed instead of a 404.
 //
 // The package uses the standard library only.
 package market
@@ -75,8 +79,11 @@ type Client struct {
 	Orders *OrdersService
 	// Downloads: POST /v1/downloads/:id/link.
 	Downloads *DownloadsService
-	// Webhooks: POST /v1/webhooks.
+	// Webhooks: POST and GET /v1/webhooks, GET, POST and DELETE /v1/webhooks/:id,
+	// POST /v1/webhooks/:id/rotate_secret and POST /v1/webhooks/:id/test.
 	Webhooks *WebhooksService
+	// Events: GET /v1/events and GET /v1/events/:id.
+	Events *EventsService
 
 	key        func() string // the API key; see keeper
 	baseURL    *url.URL
@@ -194,6 +201,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	c.Orders = &OrdersService{c: c}
 	c.Downloads = &DownloadsService{c: c}
 	c.Webhooks = &WebhooksService{c: c}
+	c.Events = &EventsService{c: c}
 	return c, nil
 }
 
@@ -245,9 +253,9 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 // NewIdempotencyKey returns a fresh random Idempotency-Key (128 bits from crypto/rand,
-// as 32 hex digits after "market-go-"). The client makes one for every POST that has
-// none; make your own with it when you want to retry a call yourself later with the
-// same key.
+// as 32 hex digits after "market-go-"). The client makes one for every POST and DELETE
+// that has none; make your own with it when you want to retry a call yourself later
+// with the same key.
 func NewIdempotencyKey() string {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
@@ -264,7 +272,8 @@ type request struct {
 	path   string     // "/v1/products", identifiers already escaped (url.PathEscape)
 	query  url.Values // nil for none
 	body   any        // nil for no body; otherwise marshalled as JSON
-	// idempotencyKey is sent as Idempotency-Key (POST only).
+	// idempotencyKey is sent as Idempotency-Key (POST and DELETE only; do makes one
+	// when it is "").
 	idempotencyKey string
 }
 
@@ -282,7 +291,7 @@ func (c *Client) do(ctx context.Context, req request, out any) (*Response, error
 			return nil, fmt.Errorf("market: encoding the request body: %w", err)
 		}
 	}
-	if req.method == http.MethodPost && req.idempotencyKey == "" {
+	if (req.method == http.MethodPost || req.method == http.MethodDelete) && req.idempotencyKey == "" {
 		req.idempotencyKey = NewIdempotencyKey()
 	}
 	target := c.baseURL.String() + req.path

@@ -148,6 +148,134 @@ func ExampleWebhooksService_Create() {
 	fmt.Println(sub.ID, sub.Secret)
 }
 
+func ExampleWebhooksService_List() {
+	c, _ := market.NewClient(os.Getenv("MARKET_API_KEY"))
+	page, err := c.Webhooks.List(context.Background(), &market.WebhookListParams{Limit: 50})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, s := range page.Data {
+		fmt.Println(s.ID, s.URL, s.Events, s.Status, s.UpdatedAt) // never the secret
+	}
+}
+
+func ExampleWebhooksService_All() {
+	c, _ := market.NewClient(os.Getenv("MARKET_API_KEY"))
+	it := c.Webhooks.All(context.Background(), nil)
+	for it.Next() {
+		fmt.Println(it.Subscription().ID, it.Subscription().Status)
+	}
+	if err := it.Err(); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func ExampleWebhooksService_Update() {
+	c, _ := market.NewClient(os.Getenv("MARKET_API_KEY"))
+	// Only the fields given change; market.String and market.Bool make the pointers.
+	sub, err := c.Webhooks.Update(context.Background(), "we_Q2l0p3x9Vb7sK1mZr8aTn4Ye", &market.WebhookUpdateParams{
+		Description: market.String("paused for maintenance"),
+		Disabled:    market.Bool(true),
+	})
+	if errors.Is(err, market.ErrNotFound) {
+		fmt.Println("no such subscription")
+		return
+	} else if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(sub.Status, sub.UpdatedAt) // disabled ...
+}
+
+func ExampleWebhooksService_RotateSecret() {
+	c, _ := market.NewClient(os.Getenv("MARKET_API_KEY"))
+	sub, err := c.Webhooks.RotateSecret(context.Background(), "we_Q2l0p3x9Vb7sK1mZr8aTn4Ye", &market.RotateSecretParams{
+		ExpireOldIn: market.Int(3600), // the old secret keeps signing for an hour; market.Int(0): not at all
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(sub.Secret) // the new secret, shown only now: store it
+}
+
+func ExampleWebhooksService_Test() {
+	c, _ := market.NewClient(os.Getenv("MARKET_API_KEY"))
+	ev, err := c.Webhooks.Test(context.Background(), "we_Q2l0p3x9Vb7sK1mZr8aTn4Ye", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ev.ID, ev.Type, ev.Data.Subscription) // evt_... webhook.test we_...
+}
+
+func ExampleWebhooksService_Delete() {
+	c, _ := market.NewClient(os.Getenv("MARKET_API_KEY"))
+	del, err := c.Webhooks.Delete(context.Background(), "we_Q2l0p3x9Vb7sK1mZr8aTn4Ye", nil)
+	if err != nil {
+		log.Fatal(err) // a second Delete: errors.Is(err, market.ErrNotFound)
+	}
+	fmt.Println(del.ID, del.Deleted)
+}
+
+// Catching up on missed events: from the newest CreatedAt handled minus a margin, skip
+// the ids already handled (delivery is at least once), remember the newest CreatedAt.
+func ExampleEventsService_All() {
+	c, _ := market.NewClient(os.Getenv("MARKET_API_KEY"))
+	lastHandled := time.Now().Add(-24 * time.Hour) // from your store
+	handled := map[string]bool{}                   // from your store
+	newest := lastHandled
+	it := c.Events.All(context.Background(), &market.EventListParams{
+		CreatedGte: lastHandled.Add(-10 * time.Minute),
+		Limit:      100,
+	})
+	for it.Next() {
+		ev := it.Event()
+		if !handled[ev.ID] {
+			fmt.Println("handling", ev.ID, ev.Type)
+			handled[ev.ID] = true
+		}
+		if ev.CreatedAt.After(newest) {
+			newest = ev.CreatedAt
+		}
+	}
+	if err := it.Err(); err != nil {
+		log.Fatal(err)
+	}
+	lastHandled = newest
+	fmt.Println("handled up to", lastHandled)
+}
+
+func ExampleEventsService_List() {
+	c, _ := market.NewClient(os.Getenv("MARKET_API_KEY"))
+	page, err := c.Events.List(context.Background(), &market.EventListParams{
+		Type:       market.EventSaleCompleted,
+		CreatedGte: time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC),
+		CreatedLt:  time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC),
+		Limit:      100,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, ev := range page.Data {
+		fmt.Println(ev.ID, ev.CreatedAt, ev.Data.Product, ev.Data.Amount, ev.Data.Currency)
+	}
+}
+
+func ExampleEventsService_Get() {
+	c, _ := market.NewClient(os.Getenv("MARKET_API_KEY"))
+	ev, err := c.Events.Get(context.Background(), "evt_1f2e3d4c5b6a79880716253443526170")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, d := range ev.Deliveries {
+		fmt.Println(d.Subscription, d.Status, d.Attempts, d.LastAttemptAt)
+		if d.LastStatus != nil {
+			fmt.Println("last answer: HTTP", *d.LastStatus)
+		}
+		if d.LastError != nil {
+			fmt.Println("last error:", *d.LastError)
+		}
+	}
+}
+
 func ExampleVerifyWebhook() {
 	secret := os.Getenv("MARKET_WEBHOOK_SECRET") // "whsec_..."
 	http.HandleFunc("/market", func(w http.ResponseWriter, r *http.Request) {

@@ -669,6 +669,9 @@ func TestITErrorKinds(t *testing.T) {
 		check(t, err, 400, market.KindInvalidRequest, market.ErrInvalidRequest, "parameter_missing", "url")
 		_, err = c.Webhooks.Create(ctx, &market.WebhookParams{URL: "https://127.0.0.1:9/x", Events: []market.EventType{"sale.exploded"}})
 		check(t, err, 400, market.KindInvalidRequest, market.ErrInvalidRequest, "parameter_invalid", "events")
+		// webhook.test is an event type, not a kind one can subscribe to.
+		_, err = c.Webhooks.Create(ctx, &market.WebhookParams{URL: "https://127.0.0.1:9/x", Events: []market.EventType{market.EventWebhookTest}})
+		check(t, err, 400, market.KindInvalidRequest, market.ErrInvalidRequest, "parameter_invalid", "events")
 	})
 	t.Run("409 refunded order", func(t *testing.T) {
 		c, rec, _ := buyer(t, f)
@@ -798,13 +801,15 @@ func sha256Hex(s string) string {
 // ---- a POST retried after a dropped connection --------------------------------------------
 
 // dropProxy forwards HTTP/1.1 requests from the client to nginx one by one, and drops
-// the client's connection instead of answering the first POST (after nginx answered it).
+// the client's connection instead of answering the first request of dropMethod (POST
+// unless changed) after nginx answered it.
 type dropProxy struct {
-	upstream string
-	l        net.Listener
-	mu       sync.Mutex
-	seen     []proxied
-	dropped  bool
+	upstream   string
+	l          net.Listener
+	mu         sync.Mutex
+	seen       []proxied
+	dropped    bool
+	dropMethod string
 }
 
 type proxied struct {
@@ -819,7 +824,7 @@ func startDropProxy(t *testing.T, upstream string) *dropProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &dropProxy{upstream: upstream, l: l}
+	p := &dropProxy{upstream: upstream, l: l, dropMethod: http.MethodPost}
 	go func() {
 		for {
 			conn, err := l.Accept()
@@ -859,7 +864,7 @@ func (p *dropProxy) serve(conn net.Conn) {
 		resp.Body.Close()
 		up.Close()
 		p.mu.Lock()
-		drop := req.Method == http.MethodPost && !p.dropped
+		drop := req.Method == p.dropMethod && !p.dropped
 		if drop {
 			p.dropped = true
 		}

@@ -105,3 +105,57 @@ func (it *OrderIter) Err() error { return it.p.err }
 
 // LastResponse describes the answer of the last page fetched, nil before the first.
 func (it *OrderIter) LastResponse() *Response { return it.p.last }
+
+// WebhookSubscriptionIter iterates over every webhook subscription, page after page,
+// fetching each page only when the previous one is used up. Use it as
+//
+//	it := c.Webhooks.All(ctx, nil)
+//	for it.Next() {
+//		sub := it.Subscription()
+//		...
+//	}
+//	if err := it.Err(); err != nil { ... }
+type WebhookSubscriptionIter struct{ p pager[WebhookSubscription] }
+
+// Next advances to the next subscription, fetching the next page if needed. It
+// returns false at the end of the listing or on an error (see Err).
+func (it *WebhookSubscriptionIter) Next() bool { return it.p.next() }
+
+// Current returns the subscription Next advanced to.
+func (it *WebhookSubscriptionIter) Current() WebhookSubscription { return it.p.cur }
+
+// Subscription is Current.
+func (it *WebhookSubscriptionIter) Subscription() WebhookSubscription { return it.p.cur }
+
+// Err returns the error that ended the iteration, nil if it ended with the listing.
+func (it *WebhookSubscriptionIter) Err() error { return it.p.err }
+
+// LastResponse describes the answer of the last page fetched, nil before the first.
+func (it *WebhookSubscriptionIter) LastResponse() *Response { return it.p.last }
+
+// EventIter iterates over every event of a listing, newest first, page after page,
+// fetching each page only when the previous one is used up. Use it as
+//
+//	it := c.Events.All(ctx, &market.EventListParams{CreatedGte: since})
+//	for it.Next() {
+//		ev := it.Event()
+//		...
+//	}
+//	if err := it.Err(); err != nil { ... }
+type EventIter struct{ p pager[Event] }
+
+// Next advances to the next event, fetching the next page if needed. It returns false
+// at the end of the listing or on an error (see Err).
+func (it *EventIter) Next() bool { return it.p.next() }
+
+// Current returns the event Next advanced to.
+func (it *EventIter) Current() Event { return it.p.cur }
+
+// Event is Current.
+func (it *EventIter) Event() Event { return it.p.cur }
+
+// Err returns the error that ended the iteration, nil if it ended with the listing.
+func (it *EventIter) Err() error { return it.p.err }
+
+// LastResponse describes the answer of the last page fetched, nil before the first.
+func (it *EventIter) LastResponse() *Response { return it.p.last }

@@ -15,9 +15,10 @@ import (
 //   - Never once maxRetries retries were made.
 //   - 429 (rate limited) and 503 (service unavailable): always; the request was not
 //     carried out.
-//   - A network failure: for GET (nothing changes on the server) and for a POST that
-//     carries an Idempotency-Key (the server replays the first answer instead of acting
-//     twice); never for another request, which may have been carried out.
+//   - A network failure: for GET (nothing changes on the server) and for a POST or
+//     DELETE that carries an Idempotency-Key (the server replays the first answer
+//     instead of acting twice); never for another request, which may have been carried
+//     out.
 //   - Any other answer: never (it is the API's final word).
 func shouldRetry(method string, hasIdempotencyKey bool, status, attempt, maxRetries int) bool {
 	if attempt >= maxRetries {

@@ -25,10 +25,11 @@ type RateLimit struct {
 }
 
 // Response describes the HTTP answer a result came from. Every result of the Client
-// (Product, Seller, ProductPage, OrderPage, DownloadLink, WebhookSubscription) has it as
-// its LastResponse field.
+// (Product, Seller, ProductPage, OrderPage, DownloadLink, WebhookSubscription,
+// WebhookSubscriptionPage, DeletedWebhookSubscription, Event, EventPage) has it as its
+// LastResponse field.
 type Response struct {
-	// StatusCode is the HTTP status (200 or 201).
+	// StatusCode is the HTTP status (200, 201, or 202 for Webhooks.Test).
 	StatusCode int
 	// Header holds every response header.
 	Header http.Header
@@ -92,12 +93,49 @@ const (
 // EventType is the kind of a webhook event.
 type EventType string
 
-// The event kinds, in the API's canonical order.
+// The event kinds a subscription can ask for (WebhookParams.Events,
+// WebhookUpdateParams.Events), in the API's canonical order.
 const (
 	EventSaleCompleted EventType = "sale.completed"
 	EventSaleRefunded  EventType = "sale.refunded"
 	EventReviewCreated EventType = "review.created"
 	EventPayoutSent    EventType = "payout.sent"
+)
+
+// EventWebhookTest is the type of the event Webhooks.Test sends. It is not a kind one
+// can subscribe to (the API refuses it in WebhookParams.Events with parameter_invalid):
+// a test event goes to the one subscription tested, whatever kinds it asked for. Events
+// and deliveries carry it, and EventListParams.Type filters on it.
+const EventWebhookTest EventType = "webhook.test"
+
+// known reports whether t is one of the five event types this version knows.
+func (t EventType) known() bool {
+	switch t {
+	case EventSaleCompleted, EventSaleRefunded, EventReviewCreated, EventPayoutSent, EventWebhookTest:
+		return true
+	}
+	return false
+}
+
+// WebhookStatus values: WebhookSubscription.Status is "enabled" or "disabled".
+const (
+	WebhookStatusEnabled  = "enabled"
+	WebhookStatusDisabled = "disabled"
+)
+
+// DeliveryStatus is the state of one delivery of an event (EventDelivery.Status).
+type DeliveryStatus string
+
+// The states of a delivery.
+const (
+	// DeliveryPending: not sent yet, or to be retried.
+	DeliveryPending DeliveryStatus = "pending"
+	// DeliveryDelivered: the receiver answered 2xx.
+	DeliveryDelivered DeliveryStatus = "delivered"
+	// DeliveryFailed: every attempt failed, or the subscription was disabled.
+	DeliveryFailed DeliveryStatus = "failed"
+	// DeliveryEndpointDeleted: the subscription was deleted before it was sent.
+	DeliveryEndpointDeleted DeliveryStatus = "endpoint_deleted"
 )
 
 // ProductSummary is a product as a listing shows it: exactly the four fields of the
@@ -259,7 +297,8 @@ type DownloadLink struct {
 	LastResponse *Response `json:"-"`
 }
 
-// WebhookSubscription is a webhook subscription (POST /v1/webhooks).
+// WebhookSubscription is a webhook subscription, as Webhooks.Create, List, Get, Update
+// and RotateSecret answer it.
 type WebhookSubscription struct {
 	ID string `json:"id"`
 	// Object is "webhook_subscription".
@@ -267,18 +306,45 @@ type WebhookSubscription struct {
 	URL         string      `json:"url"`
 	Events      []EventType `json:"events"`
 	Description string      `json:"description"`
-	// Status is "enabled".
+	// Status is "enabled" or "disabled" (WebhookStatusEnabled, WebhookStatusDisabled).
 	Status string `json:"status"`
 	// Livemode is true for a subscription made with an sk_live_ key.
 	Livemode bool `json:"livemode"`
 	// Secret ("whsec_...") signs the deliveries; pass it to VerifyWebhook. It is shown
-	// only in this answer (and its idempotent replay): store it.
-	Secret       string    `json:"secret"`
-	CreatedAt    time.Time `json:"created_at"`
+	// only by Webhooks.Create and Webhooks.RotateSecret (and their idempotent replays):
+	// store it. It is "" in every other answer.
+	Secret    string    `json:"secret"`
+	CreatedAt time.Time `json:"created_at"`
+	// UpdatedAt is the time of the last change. Webhooks.Create's answer has none (the
+	// zero time).
+	UpdatedAt    time.Time `json:"updated_at"`
 	LastResponse *Response `json:"-"`
 }
 
-// Event is a webhook event as delivered (and as VerifyWebhook returns it).
+// WebhookSubscriptionPage is one page of subscriptions, newest first
+// (Webhooks.List). NextCursor is "" on the last page.
+type WebhookSubscriptionPage struct {
+	Data         []WebhookSubscription `json:"data"`
+	NextCursor   string                `json:"next_cursor"`
+	LastResponse *Response             `json:"-"`
+}
+
+// HasMore reports whether there is a page after this one.
+func (p *WebhookSubscriptionPage) HasMore() bool { return p.NextCursor != "" }
+
+// DeletedWebhookSubscription is the answer of Webhooks.Delete.
+type DeletedWebhookSubscription struct {
+	ID string `json:"id"`
+	// Object is "webhook_subscription".
+	Object string `json:"object"`
+	// Deleted is true.
+	Deleted      bool      `json:"deleted"`
+	LastResponse *Response `json:"-"`
+}
+
+// Event is a webhook event: as delivered (and as VerifyWebhook returns it), as
+// Webhooks.Test and Events.List answer it, and with its Deliveries as Events.Get
+// answers it.
 type Event struct {
 	// ID ("evt_...") is also the webhook-id header: the same on every retry, so use it
 	// to drop duplicate deliveries.
@@ -287,25 +353,92 @@ type Event struct {
 	CreatedAt time.Time `json:"created_at"`
 	Livemode  bool      `json:"livemode"`
 	Data      EventData `json:"data"`
+	// Deliveries are the event's deliveries, one per subscription it was queued for,
+	// oldest first: only in the answer of Events.Get (nil elsewhere).
+	Deliveries []EventDelivery `json:"deliveries,omitempty"`
+	// LastResponse describes the HTTP answer of Webhooks.Test and Events.Get; nil for an
+	// event of a page, and for VerifyWebhook's.
+	LastResponse *Response `json:"-"`
 }
+
+// UnmarshalJSON decodes an event. The data of the five known types must fit
+// EventData; the data of a type this version does not know is kept in Data.Raw
+// whatever its shape, its known fields filled where they fit, so that a new type of
+// event never makes a call or VerifyWebhook fail.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	type plain Event
+	var raw struct {
+		plain
+		Data json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*e = Event(raw.plain)
+	e.Data = EventData{}
+	if len(raw.Data) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(raw.Data, &e.Data); err != nil {
+		if e.Type.known() {
+			return err
+		}
+		e.Data = EventData{Raw: append(json.RawMessage(nil), raw.Data...)}
+	}
+	return nil
+}
+
+// EventDelivery is one delivery of an event, to one subscription (Event.Deliveries).
+type EventDelivery struct {
+	// Subscription is the id ("we_...") of the subscription it goes to.
+	Subscription string `json:"subscription"`
+	// Status is DeliveryPending, DeliveryDelivered, DeliveryFailed or
+	// DeliveryEndpointDeleted.
+	Status DeliveryStatus `json:"status"`
+	// Attempts is the number of attempts made.
+	Attempts int `json:"attempts"`
+	// LastAttemptAt is when the last attempt began; nil before the first.
+	LastAttemptAt *time.Time `json:"last_attempt_at"`
+	// LastStatus is the HTTP status the receiver answered to the last attempt; nil when
+	// none came (a timeout, a connection error) or before the first.
+	LastStatus *int `json:"last_status"`
+	// LastError says why the last attempt failed when no HTTP status says it (a
+	// timeout, a TLS or connection error, "subscription disabled"); nil otherwise.
+	LastError *string `json:"last_error"`
+}
+
+// EventPage is one page of events, newest first (Events.List). NextCursor is "" on
+// the last page.
+type EventPage struct {
+	Data         []Event   `json:"data"`
+	NextCursor   string    `json:"next_cursor"`
+	LastResponse *Response `json:"-"`
+}
+
+// HasMore reports whether there is a page after this one.
+func (p *EventPage) HasMore() bool { return p.NextCursor != "" }
 
 // EventData is the data object of an event. Which fields are set depends on the type:
 //
 //	sale.completed, sale.refunded: Order, Product, Tier, Amount, Currency
 //	review.created:                Review, Product, Rating, Body
 //	payout.sent:                   Payout, Amount, Currency
+//	webhook.test:                  Subscription
 //
-// Raw holds the object as delivered, for fields this version does not know.
+// Raw holds the object as delivered, for fields this version does not know (and the
+// whole data of an event type it does not know): json.Unmarshal it into a struct or a
+// map of your own (with a json.Decoder and UseNumber to keep amounts exact).
 type EventData struct {
-	Order    string  `json:"order,omitempty"`
-	Product  string  `json:"product,omitempty"`
-	Tier     string  `json:"tier,omitempty"`
-	Review   string  `json:"review,omitempty"`
-	Payout   string  `json:"payout,omitempty"`
-	Amount   Decimal `json:"amount,omitempty"`
-	Currency string  `json:"currency,omitempty"`
-	Rating   int     `json:"rating,omitempty"`
-	Body     string  `json:"body,omitempty"`
+	Order        string  `json:"order,omitempty"`
+	Product      string  `json:"product,omitempty"`
+	Tier         string  `json:"tier,omitempty"`
+	Review       string  `json:"review,omitempty"`
+	Payout       string  `json:"payout,omitempty"`
+	Amount       Decimal `json:"amount,omitempty"`
+	Currency     string  `json:"currency,omitempty"`
+	Rating       int     `json:"rating,omitempty"`
+	Body         string  `json:"body,omitempty"`
+	Subscription string  `json:"subscription,omitempty"`
 	// Raw is the data object exactly as delivered.
 	Raw json.RawMessage `json:"-"`
 }
@@ -321,3 +454,12 @@ func (d *EventData) UnmarshalJSON(b []byte) error {
 	d.Raw = append(json.RawMessage(nil), b...)
 	return nil
 }
+
+// String returns a pointer to s, for the optional fields of WebhookUpdateParams.
+func String(s string) *string { return &s }
+
+// Bool returns a pointer to b, for WebhookUpdateParams.Disabled.
+func Bool(b bool) *bool { return &b }
+
+// Int returns a pointer to n, for RotateSecretParams.ExpireOldIn.
+func Int(n int) *int { return &n }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 )
 
-// WebhooksService subscribes to events: POST /v1/webhooks. Use it as c.Webhooks.
+// WebhooksService subscribes to events and manages the subscriptions: POST and GET
+// /v1/webhooks, GET, POST and DELETE /v1/webhooks/:id, POST
+// /v1/webhooks/:id/rotate_secret and POST /v1/webhooks/:id/test. Use it as c.Webhooks.
 type WebhooksService struct{ c *Client }
 
 // WebhookParams are the inputs of POST /v1/webhooks.
@@ -48,4 +51,227 @@ func (s *WebhooksService) Create(ctx context.Context, params *WebhookParams) (*W
 	}
 	sub.LastResponse = resp
 	return sub, nil
+}
+
+// WebhookListParams are the query parameters of GET /v1/webhooks. Zero values are left
+// out.
+type WebhookListParams struct {
+	// Limit is the page size, 1..100 (0: the API's default, 20).
+	Limit int
+	// Cursor is the NextCursor of the previous page.
+	Cursor string
+}
+
+func (p *WebhookListParams) values() url.Values {
+	v := url.Values{}
+	if p == nil {
+		return v
+	}
+	setInt(v, "limit", p.Limit)
+	set(v, "cursor", p.Cursor)
+	return v
+}
+
+// List returns one page of the subscriptions of the key's account and mode, newest
+// first (GET /v1/webhooks), without their secrets. params may be nil.
+func (s *WebhooksService) List(ctx context.Context, params *WebhookListParams) (*WebhookSubscriptionPage, error) {
+	page := &WebhookSubscriptionPage{}
+	resp, err := s.c.do(ctx, request{method: http.MethodGet, path: "/v1/webhooks", query: params.values()}, page)
+	if err != nil {
+		return nil, err
+	}
+	page.LastResponse = resp
+	return page, nil
+}
+
+// All returns an iterator over every subscription, all pages included, fetched lazily
+// (no request is sent before the first Next). Limit sets the page size; a Cursor
+// starts the walk from that page. params may be nil.
+func (s *WebhooksService) All(ctx context.Context, params *WebhookListParams) *WebhookSubscriptionIter {
+	var p WebhookListParams
+	if params != nil {
+		p = *params
+	}
+	it := &WebhookSubscriptionIter{}
+	it.p.ctx = ctx
+	it.p.cursor = p.Cursor
+	it.p.fetch = func(ctx context.Context, cursor string) ([]WebhookSubscription, string, *Response, error) {
+		q := p
+		q.Cursor = cursor
+		page, err := s.List(ctx, &q)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return page.Data, page.NextCursor, page.LastResponse, nil
+	}
+	return it
+}
+
+// subscriptionPath is the path of subscription id, escaped, followed by suffix.
+func subscriptionPath(id, suffix string) string {
+	return "/v1/webhooks/" + url.PathEscape(id) + suffix
+}
+
+// Get returns one subscription ("we_...") of the key's account and mode
+// (GET /v1/webhooks/:id), without its secret. An unknown, deleted or invisible id is
+// an *Error of KindNotFound (resource_missing).
+func (s *WebhooksService) Get(ctx context.Context, id string) (*WebhookSubscription, error) {
+	if id == "" {
+		return nil, errors.New("market: Webhooks.Get: empty subscription id")
+	}
+	sub := &WebhookSubscription{}
+	resp, err := s.c.do(ctx, request{method: http.MethodGet, path: subscriptionPath(id, "")}, sub)
+	if err != nil {
+		return nil, err
+	}
+	sub.LastResponse = resp
+	return sub, nil
+}
+
+// WebhookUpdateParams are the inputs of POST /v1/webhooks/:id: the fields to change.
+// A nil field is left out and keeps its value; with none set, the body is {} and
+// nothing changes. market.String and market.Bool make the pointers.
+type WebhookUpdateParams struct {
+	// URL is a new receiver, an absolute https:// URL, checked again like at creation.
+	URL *string
+	// Events are the new kinds to receive. nil keeps them; a non-nil empty slice is
+	// sent as [] (which the API refuses: parameter_invalid).
+	Events []EventType
+	// Description is a new description ("" clears it).
+	Description *string
+	// Disabled true disables the subscription (it receives nothing), false enables it.
+	Disabled *bool
+	// IdempotencyKey is sent as the Idempotency-Key header; when it is "", the client
+	// generates one for this call, kept for all its retries.
+	IdempotencyKey string
+}
+
+type webhookUpdateBody struct {
+	URL         *string      `json:"url,omitempty"`
+	Events      *[]EventType `json:"events,omitempty"`
+	Description *string      `json:"description,omitempty"`
+	Disabled    *bool        `json:"disabled,omitempty"`
+}
+
+// Update changes a subscription (POST /v1/webhooks/:id) and returns it as it is now,
+// without its secret. params may be nil (nothing changes).
+func (s *WebhooksService) Update(ctx context.Context, id string, params *WebhookUpdateParams) (*WebhookSubscription, error) {
+	if id == "" {
+		return nil, errors.New("market: Webhooks.Update: empty subscription id")
+	}
+	body := webhookUpdateBody{}
+	req := request{method: http.MethodPost, path: subscriptionPath(id, ""), body: &body}
+	if params != nil {
+		body.URL, body.Description, body.Disabled = params.URL, params.Description, params.Disabled
+		if params.Events != nil {
+			events := params.Events
+			body.Events = &events
+		}
+		req.idempotencyKey = params.IdempotencyKey
+	}
+	sub := &WebhookSubscription{}
+	resp, err := s.c.do(ctx, req, sub)
+	if err != nil {
+		return nil, err
+	}
+	sub.LastResponse = resp
+	return sub, nil
+}
+
+// WebhookDeleteParams are the options of DELETE /v1/webhooks/:id.
+type WebhookDeleteParams struct {
+	// IdempotencyKey is sent as the Idempotency-Key header: a repeated DELETE with the
+	// same key replays the first answer instead of a 404. When it is "", the client
+	// generates one for this call, kept for all its retries.
+	IdempotencyKey string
+}
+
+// Delete removes a subscription (DELETE /v1/webhooks/:id): it receives nothing more,
+// and its deliveries still pending end as DeliveryEndpointDeleted. params may be nil.
+// A second Delete (with another key) is an *Error of KindNotFound.
+func (s *WebhooksService) Delete(ctx context.Context, id string, params *WebhookDeleteParams) (*DeletedWebhookSubscription, error) {
+	if id == "" {
+		return nil, errors.New("market: Webhooks.Delete: empty subscription id")
+	}
+	req := request{method: http.MethodDelete, path: subscriptionPath(id, "")}
+	if params != nil {
+		req.idempotencyKey = params.IdempotencyKey
+	}
+	del := &DeletedWebhookSubscription{}
+	resp, err := s.c.do(ctx, req, del)
+	if err != nil {
+		return nil, err
+	}
+	del.LastResponse = resp
+	return del, nil
+}
+
+// RotateSecretParams are the inputs of POST /v1/webhooks/:id/rotate_secret.
+type RotateSecretParams struct {
+	// ExpireOldIn is how many seconds (0..604800) the replaced secret keeps signing
+	// beside the new one; until then each delivery carries both signatures. nil: the
+	// server's default (MARKET_WEBHOOK_SECRET_GRACE, 24 h); market.Int(0) ends the old
+	// secret at once (a leaked secret).
+	ExpireOldIn *int
+	// IdempotencyKey is sent as the Idempotency-Key header: the same key within 24
+	// hours replays the first answer (the same new secret). When it is "", the client
+	// generates one for this call, kept for all its retries.
+	IdempotencyKey string
+}
+
+// rotateBody is the JSON body; no body at all is sent without ExpireOldIn.
+type rotateBody struct {
+	ExpireOldIn int `json:"expire_old_in"`
+}
+
+// RotateSecret gives a subscription a new signing secret
+// (POST /v1/webhooks/:id/rotate_secret) and returns the subscription with it in
+// Secret, shown only here: store it. params may be nil.
+func (s *WebhooksService) RotateSecret(ctx context.Context, id string, params *RotateSecretParams) (*WebhookSubscription, error) {
+	if id == "" {
+		return nil, errors.New("market: Webhooks.RotateSecret: empty subscription id")
+	}
+	req := request{method: http.MethodPost, path: subscriptionPath(id, "/rotate_secret")}
+	if params != nil {
+		if params.ExpireOldIn != nil {
+			req.body = rotateBody{ExpireOldIn: *params.ExpireOldIn}
+		}
+		req.idempotencyKey = params.IdempotencyKey
+	}
+	sub := &WebhookSubscription{}
+	resp, err := s.c.do(ctx, req, sub)
+	if err != nil {
+		return nil, err
+	}
+	sub.LastResponse = resp
+	return sub, nil
+}
+
+// WebhookTestParams are the options of POST /v1/webhooks/:id/test.
+type WebhookTestParams struct {
+	// IdempotencyKey is sent as the Idempotency-Key header: a replay answers the same
+	// event and queues nothing more. When it is "", the client generates one for this
+	// call, kept for all its retries.
+	IdempotencyKey string
+}
+
+// Test queues a webhook.test event for this subscription alone
+// (POST /v1/webhooks/:id/test) and returns it (202), exactly the payload that will be
+// delivered: Type EventWebhookTest, Data.Subscription the subscription's id. params
+// may be nil.
+func (s *WebhooksService) Test(ctx context.Context, id string, params *WebhookTestParams) (*Event, error) {
+	if id == "" {
+		return nil, errors.New("market: Webhooks.Test: empty subscription id")
+	}
+	req := request{method: http.MethodPost, path: subscriptionPath(id, "/test")}
+	if params != nil {
+		req.idempotencyKey = params.IdempotencyKey
+	}
+	ev := &Event{}
+	resp, err := s.c.do(ctx, req, ev)
+	if err != nil {
+		return nil, err
+	}
+	ev.LastResponse = resp
+	return ev, nil
 }
