@@ -2,7 +2,9 @@
  * (docs/contract.md section 13): the payload as delivered, with one more member,
  * "deliveries": per subscription, {"subscription","status","attempts","last_attempt_at",
  * "last_status","last_error"} (status pending, delivered, failed or endpoint_deleted; the
- * last three null before any attempt or when they do not apply). Another account's, the
+ * last three null before any attempt or when they do not apply; attempts counts the
+ * attempts whose outcome is recorded, so that it agrees with last_attempt_at while a
+ * drainer is in the middle of one). Another account's, the
  * other mode's, a pruned or an unknown event: 404 resource_missing. */
 #include <string.h>
 
@@ -13,7 +15,8 @@
 /* One row per delivery (one row with NULL delivery columns when there is none), oldest
  * delivery first; the body repeats on each. */
 DB_STMT(event_get,
-        "SELECT e.body, d.subscription_id, d.status, d.attempts::text,"
+        "SELECT e.body, d.subscription_id, d.status,"
+        "       (d.attempts - (d.leased_by IS NOT NULL AND d.status = 'pending')::int)::text,"
         "       " SQL_UTC_TEXT(
             "a.attempted_at") ", d.last_status::text, d.last_error"
                               "  FROM events e"

@@ -32,36 +32,19 @@ DB_STMT(webhook_lock_account, "SELECT 1 FROM accounts WHERE id = $1 FOR NO KEY U
 /* A statement of its own after the lock, so that its snapshot is taken after the wait
  * (in READ COMMITTED each statement sees what committed before it started). */
 DB_STMT(webhook_insert,
-        "INSERT INTO webhook_subscriptions"
+        "INSERT INTO webhook_subscriptions AS s"
         "       (id, account_id, mode, url, events, description, secret_sealed)"
         " SELECT $1, $2, $3, $4, $5::text[], $6, $7"
         "  WHERE (SELECT count(*) FROM webhook_subscriptions"
         "          WHERE account_id = $2 AND mode = $3 AND status <> 'deleted') < $8::integer"
-        " RETURNING " SQL_UTC_TEXT("created_at"),
+        " RETURNING " SUBSCRIPTION_COLUMNS,
         8);
 
-static void respond_created(request *r, const char *id, const subscription_input *in,
-                            const char *secret, const char *created_at)
+/* The subscription object every route answers, with the secret this once. */
+static void respond_created(request *r, const PGresult *res, const char *secret)
 {
     respond_json(r, 201);
-    json_writer *j = &r->json;
-    jw_object_begin(j);
-    jw_kv_string(j, "id", id);
-    jw_kv_string(j, "object", "webhook_subscription");
-    jw_kv_string(j, "url", in->url.text);
-    jw_key(j, "events");
-    jw_array_begin(j);
-    for (int k = 0; k < SUBSCRIPTION_KINDS; k++) {
-        if (in->wanted[k])
-            jw_string(j, subscription_kinds[k]);
-    }
-    jw_array_end(j);
-    jw_kv_string(j, "description", in->description);
-    jw_kv_string(j, "status", "enabled");
-    jw_kv_bool(j, "livemode", strcmp(r->caller.mode, "live") == 0);
-    jw_kv_string(j, "secret", secret);
-    jw_kv_string(j, "created_at", created_at);
-    jw_object_end(j);
+    subscription_write(&r->json, res, 0, 0, secret);
 }
 
 /* Locks the account, then inserts unless the limit is reached; answers 201 or 400 (or
@@ -94,7 +77,7 @@ static void insert_subscription(request *r, const subscription_input *in)
                         SUBSCRIPTIONS_MAX);
         return;
     }
-    respond_created(r, id, in, secret, db_text(res, 0, 0));
+    respond_created(r, res, secret);
 }
 
 /* Without an Idempotency-Key there is no transaction yet: the lock needs one. */

@@ -18,14 +18,19 @@
 #include "subscription.h"
 
 /* $1 id, $2 account, $3 mode; then each field, NULL when not given: $4 url, $5 events,
- * $6 description, $7 disabled. */
+ * $6 description, $7 disabled. updated_at moves only when a value changes ({} or the same
+ * values change nothing). */
+#define NEW_STATUS                                                                                 \
+    "CASE WHEN $7::boolean IS NULL THEN s.status WHEN $7::boolean THEN 'disabled'"                 \
+    " ELSE 'enabled' END"
 DB_STMT(webhook_update,
         "UPDATE webhook_subscriptions s"
         "   SET url = coalesce($4, s.url), events = coalesce($5::text[], s.events),"
-        "       description = coalesce($6, s.description),"
-        "       status = CASE WHEN $7::boolean IS NULL THEN s.status"
-        "                     WHEN $7::boolean THEN 'disabled' ELSE 'enabled' END,"
-        "       updated_at = now()"
+        "       description = coalesce($6, s.description), status = " NEW_STATUS ","
+        "       updated_at = CASE WHEN (coalesce($4, s.url), coalesce($5::text[], s.events),"
+        "                               coalesce($6, s.description), " NEW_STATUS ")"
+        "                              IS DISTINCT FROM (s.url, s.events, s.description, s.status)"
+        "                         THEN now() ELSE s.updated_at END"
         " WHERE s.id = $1 AND s.account_id = $2 AND s.mode = $3 AND s.status <> 'deleted'"
         " RETURNING " SUBSCRIPTION_COLUMNS,
         7);

@@ -315,8 +315,7 @@ type WebhookSubscription struct {
 	// store it. It is "" in every other answer.
 	Secret    string    `json:"secret"`
 	CreatedAt time.Time `json:"created_at"`
-	// UpdatedAt is the time of the last change. Webhooks.Create's answer has none (the
-	// zero time).
+	// UpdatedAt is the time of the last change (CreatedAt in Webhooks.Create's answer).
 	UpdatedAt    time.Time `json:"updated_at"`
 	LastResponse *Response `json:"-"`
 }

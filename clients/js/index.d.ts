@@ -165,7 +165,7 @@ export interface WebhookSubscription {
 }
 
 /** The answer of webhooks.create: the new subscription with its secret (no updatedAt yet). */
-export interface NewWebhookSubscription extends Omit<WebhookSubscription, 'secret' | 'updatedAt'> {
+export interface NewWebhookSubscription extends Omit<WebhookSubscription, 'secret'> {
   status: 'enabled';
   /** "whsec_..." — shown only in this answer (and its idempotent replay): store it. */
   secret: string;

@@ -167,6 +167,16 @@ test('one event with its deliveries: status, attempts, the last attempt', async 
   assert.equal(failing.last_status, 500);
   assert.match(failing.last_attempt_at, RFC3339);
 
+  // A second attempt in flight (claimed as a drainer claims: leased, attempts counted)
+  // counts once its outcome is recorded, so attempts still agrees with the last attempt.
+  psql(`UPDATE webhook_deliveries SET leased_by = 'e2e', lease_until = now() + interval '1 hour',
+               attempts = attempts + 1
+         WHERE event_id = '${e.id}' AND subscription_id = '${subFailing.id}'`);
+  const inFlight = (await api(`/v1/events/${e.id}`, { key: A.key })).json.deliveries.find((d) => d.subscription === subFailing.id);
+  assert.deepEqual([inFlight.status, inFlight.attempts, inFlight.last_attempt_at], ['pending', 1, failing.last_attempt_at]);
+  psql(`UPDATE webhook_deliveries SET leased_by = NULL, lease_until = NULL, attempts = 1
+         WHERE event_id = '${e.id}' AND subscription_id = '${subFailing.id}'`);
+
   // A deleted subscription's pending delivery shows as endpoint_deleted.
   assert.equal((await api(`/v1/webhooks/${subFailing.id}`, { key: A.key, method: 'DELETE' })).status, 200);
   const after = await api(`/v1/events/${e.id}`, { key: A.key });

@@ -103,7 +103,7 @@ test('a subscription: 201 with the contract fields, normalised url, a one-time s
   assert.equal(r.status, 201, r.text);
   assert.equal(r.headers.get('content-type'), 'application/json; charset=utf-8');
   const s = r.json;
-  assert.deepEqual(Object.keys(s), ['id', 'object', 'url', 'events', 'description', 'status', 'livemode', 'secret', 'created_at']);
+  assert.deepEqual(Object.keys(s), ['id', 'object', 'url', 'events', 'description', 'status', 'livemode', 'secret', 'created_at', 'updated_at']);
   assert.match(s.id, /^we_[A-Za-z0-9_]{1,60}$/);
   assert.equal(s.object, 'webhook_subscription');
   assert.equal(s.url, `https://localhost:${rx.port}/Hook/%7Euser?x=1&y=A`, 'scheme and host lower-cased, the rest kept');
@@ -115,6 +115,7 @@ test('a subscription: 201 with the contract fields, normalised url, a one-time s
   assert.equal(Buffer.from(s.secret.slice(6), 'base64').length, 32);
   assert.match(s.created_at, RFC3339);
   assert.ok(Math.abs(Date.parse(s.created_at) - before) < 60000);
+  assert.equal(s.updated_at, s.created_at, 'a new subscription: updated_at is created_at');
 
   // Defaults: every kind, in the canonical order, and an empty description.
   const d = await subscribe(key, { url: rx.url('/defaults') });

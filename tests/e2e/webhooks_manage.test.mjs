@@ -120,7 +120,15 @@ test('list, read and change: the subscription object, newest first, cursor pages
   assert.equal(d.json.url, rx.url('/moved'), 'a field not given keeps its value');
   assert.deepEqual(d.json.events, ['sale.completed', 'payout.sent']);
   assert.equal((await change(a.key, made[0].id, { disabled: false })).json.status, 'enabled');
-  assert.deepEqual((await change(a.key, made[0].id, {})).json.events, ['sale.completed', 'payout.sent']);
+  const before = (await get(a.key, `/v1/webhooks/${made[0].id}`)).json.updated_at;
+  await new Promise((resolve) => setTimeout(resolve, 1100)); // updated_at shows whole seconds
+  const same = await change(a.key, made[0].id, {});
+  assert.deepEqual(same.json.events, ['sale.completed', 'payout.sent']);
+  assert.equal(same.json.updated_at, before, '{} changes nothing, updated_at included');
+  const again = await change(a.key, made[0].id, { description: 'moved', disabled: false });
+  assert.equal(again.json.updated_at, before, 'the same values change nothing either');
+  const moved = await change(a.key, made[0].id, { description: 'moved again' });
+  assert.ok(Date.parse(moved.json.updated_at) > Date.parse(before), 'a real change moves updated_at');
   assert.deepEqual((await get(a.key, `/v1/webhooks/${made[0].id}`)).json.events, ['sale.completed', 'payout.sent']);
 });
 

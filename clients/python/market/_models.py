@@ -339,7 +339,7 @@ class WebhookSubscription:
     /v1/webhooks/:id, POST /v1/webhooks/:id/rotate_secret).
 
     ``status`` is ``enabled`` or ``disabled``; ``updated_at`` is the time of the last change
-    (``None`` in the answer of a creation, which does not show it).
+    (``created_at`` in the answer of a creation).
 
     ``secret`` (``whsec_...``) is shown by the API only in the answer of a creation or of a
     rotation (``None`` everywhere else): store it, it is what :func:`market.verify_webhook`

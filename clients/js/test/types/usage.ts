@@ -61,6 +61,7 @@ async function usage(): Promise<void> {
     url: 'https://example.com/hook', events: ['sale.completed', 'payout.sent'], description: 'd', idempotencyKey: 'k',
   });
   const secret: string = sub.secret;
+  const createdUpdated: string = sub.updatedAt;
 
   const subs: Page<WebhookSubscription> = await market.webhooks.list({ limit: 10, cursor: undefined });
   await market.webhooks.list();
@@ -157,8 +158,6 @@ async function usage(): Promise<void> {
   new Events();
   // @ts-expect-error a subscription as get shows it may have no secret
   const noSecret: string = got.secret;
-  // @ts-expect-error the answer of create has no updatedAt
-  const createdUpdated: string = sub.updatedAt;
   // @ts-expect-error update's fields are camelCase and known: disabled, not disable
   await market.webhooks.update('we_1', { disable: true });
   // @ts-expect-error disabled is a boolean
