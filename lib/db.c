@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "db_hosts.h"
 #include "log.h"
 #include "mem.h"
@@ -72,13 +72,6 @@ static unsigned last_stmt_id;
  * given this long per host. A host that does not answer at all fails at the TCP user
  * timeout, so libpq moves on to the next host before this. */
 #define CONNECT_POLL_MS 4000
-
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 db *db_open(const char *conninfo, const char *application_name)
 {
@@ -307,7 +300,7 @@ static PGconn *connect_race(db *d)
 {
     int timeout_s =
         d->hosts.connect_timeout_s >= 0 ? d->hosts.connect_timeout_s : CONNECT_TIMEOUT_S;
-    long long now = now_ms();
+    long long now = clock_ms();
     long long deadline = timeout_s > 0 ? now + 1000LL * timeout_s : -1;
     race_entry e[DB_HOSTS_MAX] = {0};
     for (int i = 0; i < d->hosts.n; i++)
@@ -333,7 +326,7 @@ static PGconn *connect_race(db *d)
         int wait_ms = wake < 0 ? -1 : wake > now ? (int)(wake - now) : 0;
         if (poll(fds, (nfds_t)nfds, wait_ms) < 0 && errno != EINTR)
             break;
-        now = now_ms();
+        now = clock_ms();
         for (int k = 0; k < nfds && won == NULL; k++) {
             race_entry *r = &e[of[k]];
             if (fds[k].revents != 0 && race_advance(r, now)) {
@@ -355,7 +348,7 @@ static PGconn *connect_race(db *d)
 static bool db_connect(db *d)
 {
     db_disconnect(d);
-    d->last_attempt_ms = now_ms();
+    d->last_attempt_ms = clock_ms();
     if (d->race) {
         d->conn = connect_race(d);
     } else {
@@ -370,7 +363,7 @@ static bool db_connect(db *d)
         /* The pause before the next try runs from the end of this one: a try that waited
          * out a dead host's connect timeout, at once followed by another, would keep the
          * worker waiting while requests queue behind it, instead of answering them 503. */
-        d->last_attempt_ms = now_ms();
+        d->last_attempt_ms = clock_ms();
         return false;
     }
     return session_setup(d);
@@ -391,7 +384,7 @@ void db_disconnect(db *d)
 void db_connect_start(db *d)
 {
     db_disconnect(d);
-    d->last_attempt_ms = now_ms();
+    d->last_attempt_ms = clock_ms();
     d->conn = connect_with_defaults(d, false, NULL);
     d->connecting = true;
     /* libpq's rule: after PQconnectStart, act as if PQconnectPoll said WRITING. */
@@ -412,7 +405,7 @@ static void connect_deadline_per_host(db *d)
     if (strcmp(now_trying, d->connect_host) == 0)
         return;
     if (d->connect_host[0] != '\0') /* the first host's deadline runs from the start */
-        d->connect_deadline_ms = now_ms() + CONNECT_POLL_MS;
+        d->connect_deadline_ms = clock_ms() + CONNECT_POLL_MS;
     snprintf(d->connect_host, sizeof d->connect_host, "%s", now_trying);
 }
 
@@ -438,7 +431,7 @@ db_connect_state db_connect_poll(db *d, char *err, size_t errlen)
     if (d->conn == NULL || PQstatus(d->conn) == CONNECTION_BAD ||
         d->poll_state == PGRES_POLLING_FAILED)
         why = d->conn != NULL ? PQerrorMessage(d->conn) : "out of memory";
-    else if (d->poll_state != PGRES_POLLING_OK && now_ms() > d->connect_deadline_ms)
+    else if (d->poll_state != PGRES_POLLING_OK && clock_ms() > d->connect_deadline_ms)
         why = "timeout expired";
     else if (d->poll_state != PGRES_POLLING_OK)
         return DB_CONNECT_PENDING;
@@ -462,7 +455,7 @@ bool db_ready(db *d)
         return true;
     if (d->fail_fast && d->connected_once)
         return false; /* the session (and whatever it held) is gone: the tool fails */
-    if (now_ms() - d->last_attempt_ms < DB_RETRY_MS)
+    if (clock_ms() - d->last_attempt_ms < DB_RETRY_MS)
         return false;
     return db_connect(d);
 }
@@ -882,11 +875,11 @@ typedef enum { WAIT_READY, WAIT_TIMEOUT, WAIT_FAILED } wait_outcome;
 /* Waits until libpq has a whole result to give, for at most timeout_ms (< 0: no limit). */
 static wait_outcome wait_result(PGconn *c, int timeout_ms)
 {
-    long long deadline = now_ms() + timeout_ms;
+    long long deadline = clock_ms() + timeout_ms;
     while (PQisBusy(c)) {
         int wait = -1;
         if (timeout_ms >= 0) {
-            long long left = deadline - now_ms();
+            long long left = deadline - clock_ms();
             if (left <= 0)
                 return WAIT_TIMEOUT;
             wait = (int)left;

@@ -5,8 +5,8 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "mem.h"
 
 typedef struct {
@@ -24,18 +24,11 @@ static void on_answer(void *arg, int status, int timeouts, struct ares_addrinfo 
     l->ai = ai;
 }
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Waits on the channel's sockets and timers until the lookup is done or the deadline. */
 static void drive(ares_channel channel, const lookup *l, long long deadline)
 {
     while (!l->done) {
-        long long left = deadline - now_ms();
+        long long left = deadline - clock_ms();
         if (left <= 0)
             return;
         ares_socket_t socks[ARES_GETSOCK_MAXNUM];
@@ -93,7 +86,7 @@ resolve_outcome resolve_host(const char *host, long deadline_ms, const char *ser
     *status = netcheck_numeric_host(host, allow_private, out);
     if (*status != NETCHECK_UNRESOLVED) /* an address: nothing to look up */
         return RESOLVE_OK;
-    long long deadline = now_ms() + deadline_ms;
+    long long deadline = clock_ms() + deadline_ms;
     static bool initialised;
     if (!initialised && ares_library_init(ARES_LIB_INIT_ALL) != ARES_SUCCESS)
         return RESOLVE_FAILED;

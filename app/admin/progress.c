@@ -1,20 +1,13 @@
 /* Progress lines on standard error: see progress.h. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "progress.h"
 
 #define TERMINAL_INTERVAL 0.5
 #define LOG_INTERVAL 5.0
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* MARKET_PROGRESS_SECONDS for logs: a number of seconds from 0 (no lines) to 3600. */
 static double log_interval(void)
@@ -35,7 +28,7 @@ void progress_begin(progress *p, const char *what, long total)
     p->total = total > 0 ? total : 1;
     p->terminal = isatty(STDERR_FILENO) == 1;
     p->interval = p->terminal ? TERMINAL_INTERVAL : log_interval();
-    p->start = now_seconds();
+    p->start = clock_seconds();
     p->next = p->start + p->interval;
     p->drawn = false;
 }
@@ -71,7 +64,7 @@ void progress_show(progress *p, long steps, long rows)
 {
     if (p->interval <= 0)
         return;
-    double now = now_seconds();
+    double now = clock_seconds();
     if (now < p->next)
         return;
     draw(p, now, steps, rows);
@@ -82,7 +75,7 @@ void progress_end(progress *p, long rows)
 {
     if (!p->terminal)
         return;
-    draw(p, now_seconds(), p->total, rows);
+    draw(p, clock_seconds(), p->total, rows);
     fputc('\n', stderr);
     p->drawn = false;
 }

@@ -18,19 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "admin.h"
+#include "clock.h"
 #include "progress.h"
 #include "seed.h"
-
-static double seconds_since(const struct timespec *start)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
-}
 
 /* --- existing seeded rows -------------------------------------------------------------- */
 
@@ -336,15 +329,15 @@ static void tidy_up(db *c, const seed_plan *plan)
 }
 
 typedef struct {
-    struct timespec start, mark;
+    double start, mark; /* clock_seconds() */
     double shared, catalogue, indexes, orders, tidy;
 } seed_clock;
 
 /* Seconds since the previous lap (or the start). */
 static double lap(seed_clock *t)
 {
-    double s = seconds_since(&t->mark);
-    clock_gettime(CLOCK_MONOTONIC, &t->mark);
+    double now = clock_seconds(), s = now - t->mark;
+    t->mark = now;
     return s;
 }
 
@@ -357,7 +350,7 @@ static void print_summary(const seed_plan *plan, const seed_counts *counts, seed
             "%s %.1f s)\n",
             plan->mode, plan->products, counts->tiers, plan->products, plan->sellers,
             counts->orders, counts->items, counts->refunded, plan->orders > 0 ? plan->buyers : 0,
-            counts->files_written, seconds_since(&t->start), t->shared, t->catalogue, plan->jobs,
+            counts->files_written, clock_seconds() - t->start, t->shared, t->catalogue, plan->jobs,
             t->indexes, t->orders, plan->vacuum ? "vacuum" : "analyze", t->tidy);
 }
 
@@ -366,7 +359,7 @@ int cmd_seed(int argc, char **argv)
     seed_plan plan;
     parse_plan(argc, argv, &plan);
     seed_clock t;
-    clock_gettime(CLOCK_MONOTONIC, &t.start);
+    t.start = clock_seconds();
     t.mark = t.start;
 
     market_config cfg;

@@ -18,6 +18,7 @@
 
 #include "auth.h"
 #include "cli.h"
+#include "clock.h"
 #include "idempotency.h"
 #include "log.h"
 #include "ops.h"
@@ -171,18 +172,6 @@ static void request_begin(request *r, FCGX_Request *fcgi)
     r->status = 200;
 }
 
-static long long now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static long long now_ms(void)
-{
-    return now_us() / 1000;
-}
-
 /* The page cache's key: the statement and its parameters, each with its length (a NULL
  * parameter has none), which is everything a catalogue answer depends on. */
 static void cache_key(const catalogue_read *read, buf *key)
@@ -223,7 +212,7 @@ static db *page_send(request *r, const catalogue_read *read)
 {
     if (r->w->replica == NULL)
         return NULL;
-    db *reader = replica_pick(r->w->replica, now_ms());
+    db *reader = replica_pick(r->w->replica, clock_ms());
     if (reader != NULL && !db_send(reader, read->stmt, read->params)) {
         replica_failed(r->w->replica, db_error(reader));
         return NULL;
@@ -316,7 +305,7 @@ static void serve_catalogue(request *r, const catalogue_handler *route)
 
     buf *key = &r->w->page_key;
     cache_key(&read, key);
-    long long now = now_ms();
+    long long now = clock_ms();
     const char *kept;
     size_t kept_len;
     if (ring_cache_get(r->w->pages, key->data, key->len, now, &kept, &kept_len)) {
@@ -540,7 +529,7 @@ int main(int argc, char **argv)
         r.headers = &headers;
         buf_clear(&body);
         buf_clear(&headers);
-        long long start = now_us();
+        long long start = clock_us();
         request_begin(&r, &fcgi);
         db_watch(w.db, fcgi.ipcFd); /* a client that goes away cancels its statement */
         log_set_request(r.request_id);
@@ -555,7 +544,7 @@ int main(int argc, char **argv)
             FCGX_Detach(&fcgi);
         log_set_request(NULL); /* the request's own line names it: id=... */
         if (!ops)
-            ops_request_done(&r, now_us() - start);
+            ops_request_done(&r, clock_us() - start);
         FCGX_Finish_r(&fcgi);
         request_end(&r);
         arena_reset(&a);

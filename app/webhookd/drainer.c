@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "clock.h"
 #include "crypto.h"
 #include "duetimes.h"
 #include "log.h"
@@ -53,13 +54,6 @@ typedef struct {
     int dns_reloads;               /* resolver_reloads already logged */
 } drainer;
 
-static long long mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static double wall_seconds(void)
 {
     struct timespec ts;
@@ -72,7 +66,7 @@ static void fail_unsent(job *j, const char *why, bool final)
 {
     memset(&j->a, 0, sizeof j->a);
     j->a.started_at = j->started_at;
-    j->a.duration_ms = (long)(mono_ms() - j->started_ms);
+    j->a.duration_ms = (long)(clock_ms() - j->started_ms);
     j->a.final = final;
     strncpy(j->a.error, why, sizeof j->a.error - 1);
     j->state = JOB_DONE;
@@ -152,7 +146,7 @@ static void send_job(drainer *dr, int slot)
     char err[128];
     if (!may_send(dr, slot))
         return;
-    long left = dr->setup->cfg->webhook_timeout * 1000 - (long)(mono_ms() - j->started_ms);
+    long left = dr->setup->cfg->webhook_timeout * 1000 - (long)(clock_ms() - j->started_ms);
     if (left <= 0) {
         fail_unsent(j, "timed out: resolving the host took the attempt's whole time", false);
         return;
@@ -180,7 +174,7 @@ static void start_job(drainer *dr, int slot)
     char err[128];
     j->host[0] = '\0';
     j->started_at = wall_seconds();
-    j->started_ms = mono_ms();
+    j->started_ms = clock_ms();
     /* Not enabled when claimed: no lookup for it, unless it was enabled again since. */
     if (!j->d.enabled && !may_send(dr, slot))
         return;
@@ -240,7 +234,7 @@ static void claim_and_start(drainer *dr)
     int want = dr->free_slots;
     delivery *batch = xcalloc((size_t)want, sizeof *batch);
     int got = store_claim(dr->setup->db, want, batch);
-    dr->next_poll_ms = mono_ms() + POLL_MS;
+    dr->next_poll_ms = clock_ms() + POLL_MS;
     /* A full batch means more may be due; otherwise wait for a notification or the
      * next poll. */
     dr->wake = got == want;
@@ -317,7 +311,7 @@ static void record_done(drainer *dr)
             log_failure(j, &ro);
         count_outcome(dr, o->status);
         if (strcmp(o->status, "pending") == 0)
-            duetimes_add(&dr->retries, mono_ms() + o->retry_ms + RETRY_SLACK_MS);
+            duetimes_add(&dr->retries, clock_ms() + o->retry_ms + RETRY_SLACK_MS);
         release_job(dr, j);
     }
 }
@@ -352,7 +346,7 @@ static void check_signal(drainer *dr)
     if (!signalled || dr->stopping)
         return;
     dr->stopping = true;
-    dr->stop_deadline_ms = mono_ms() + dr->setup->cfg->webhook_timeout * 1000 + STOP_GRACE_MS;
+    dr->stop_deadline_ms = clock_ms() + dr->setup->cfg->webhook_timeout * 1000 + STOP_GRACE_MS;
     log_info("stopping: %d request(s) in flight, %d name(s) being resolved",
              sender_in_flight(dr->setup->http), resolver_waiting(dr->setup->dns));
 }
@@ -371,7 +365,7 @@ static int delivery_wait_ms(const drainer *dr, bool db_up)
     long long next = dr->next_poll_ms, retry = duetimes_next(&dr->retries);
     if (retry >= 0 && retry < next)
         next = retry;
-    long long left = next - mono_ms();
+    long long left = next - clock_ms();
     return left < 0 ? 0 : left > POLL_MS ? POLL_MS : (int)left;
 }
 
@@ -424,7 +418,7 @@ static bool finished(drainer *dr)
         return false;
     if (dr->free_slots == dr->setup->concurrency)
         return true;
-    if (mono_ms() < dr->stop_deadline_ms)
+    if (clock_ms() < dr->stop_deadline_ms)
         return false;
     /* The database stayed away: these deliveries are sent again once their lease
      * runs out (at least once). */
@@ -436,7 +430,7 @@ static bool finished(drainer *dr)
  * recorded), their leases are extended every DRAINER_RENEW_MS. */
 static void renew_leases(drainer *dr)
 {
-    long long now = mono_ms();
+    long long now = clock_ms();
     if (dr->free_slots == dr->setup->concurrency) {
         dr->next_renew_ms = now + DRAINER_RENEW_MS; /* a new claim starts a fresh lease */
         return;
@@ -451,7 +445,7 @@ static void renew_leases(drainer *dr)
  * the one-second poll. */
 static bool claim_due(drainer *dr)
 {
-    long long now = mono_ms();
+    long long now = clock_ms();
     bool retry_due = duetimes_pop_due(&dr->retries, now);
     return dr->wake || retry_due || now >= dr->next_poll_ms;
 }

@@ -1,7 +1,7 @@
 #include "resolver.h"
 
-#include <arpa/inet.h>
 #include <ares.h>
+#include <arpa/inet.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "clock.h"
 #include "mem.h"
 
 typedef struct lookup lookup;
@@ -58,13 +59,6 @@ struct resolver {
     watched *socks;
     size_t nsocks, capsocks;
 };
-
-static long long mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* c-ares opens, changes and closes its sockets through this: the set the drainer waits on. */
 static void on_socket_state(void *data, ares_socket_t fd, int readable, int writable)
@@ -292,7 +286,7 @@ void resolver_lookup(resolver *rs, const char *host, int slot)
     follow_configuration(rs);
     lookup *l = xcalloc(1, sizeof *l);
     l->host = xstrdup(host);
-    l->deadline_ms = mono_ms() + rs->deadline_ms;
+    l->deadline_ms = clock_ms() + rs->deadline_ms;
     l->querying = true;
     add_slot(l, slot);
     l->next = rs->lookups;
@@ -337,7 +331,7 @@ int resolver_wait_ms(const resolver *rs, int max_ms)
     const struct timeval *next = ares_timeout(rs->channel, &maxtv, &tv);
     /* Rounded up: waking a little early would only spin until the timer is due. */
     long long ms = (long long)next->tv_sec * 1000 + (next->tv_usec + 999) / 1000;
-    long long now = mono_ms();
+    long long now = clock_ms();
     for (const lookup *l = rs->lookups; l != NULL; l = l->next)
         if (!l->finished && l->deadline_ms - now < ms)
             ms = l->deadline_ms > now ? l->deadline_ms - now : 0;
@@ -350,7 +344,7 @@ int resolver_wait_ms(const resolver *rs, int max_ms)
  * name that hangs). */
 static void expire(resolver *rs)
 {
-    long long now = mono_ms();
+    long long now = clock_ms();
     bool waited_for = false, given_up = false;
     for (lookup *l = rs->lookups; l != NULL; l = l->next) {
         if (!l->finished && now >= l->deadline_ms) {

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "db.h"
 #include "idem_window.h"
 #include "log.h"
@@ -102,13 +102,6 @@ struct retention {
     prune_pass pass;
 };
 
-static long long mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 retention *retention_open(const char *conninfo, long retention_seconds)
 {
     retention *r = xcalloc(1, sizeof *r);
@@ -117,7 +110,7 @@ retention *retention_open(const char *conninfo, long retention_seconds)
     r->seconds = retention_seconds;
     r->interval_ms = prune_interval_ms(retention_seconds);
     r->phase = R_IDLE;
-    r->due_ms = mono_ms();
+    r->due_ms = clock_ms();
     return r;
 }
 
@@ -143,7 +136,7 @@ void retention_close(retention *r)
 /* The pass is over (or was never begun): idle until the next one. */
 static void idle(retention *r)
 {
-    long long now = mono_ms();
+    long long now = clock_ms();
     long long next = r->pass_start_ms + r->interval_ms;
     r->phase = R_IDLE;
     r->due_ms = next > now + PRUNE_PAUSE_MS ? next : now + PRUNE_PAUSE_MS;
@@ -211,7 +204,7 @@ static void send_record(retention *r)
 
 static void begin_pass(retention *r)
 {
-    r->pass_start_ms = mono_ms();
+    r->pass_start_ms = clock_ms();
     r->pass_failed = false;
     prune_pass_start(&r->pass);
     send_query(r, Q_LOCK, &retention_lock, NULL);
@@ -234,7 +227,7 @@ static void start(retention *r)
     }
     db_connect_start(r->conn);
     r->phase = R_CONNECTING;
-    r->due_ms = mono_ms();
+    r->due_ms = clock_ms();
 }
 
 static void poll_connect(retention *r)
@@ -242,7 +235,7 @@ static void poll_connect(retention *r)
     char err[256];
     switch (db_connect_poll(r->conn, err, sizeof err)) {
     case DB_CONNECT_PENDING:
-        r->due_ms = mono_ms() + CONNECT_POLL_MS;
+        r->due_ms = clock_ms() + CONNECT_POLL_MS;
         break;
     case DB_CONNECT_OK:
         connected(r);
@@ -253,7 +246,7 @@ static void poll_connect(retention *r)
                       "next pass",
                       err);
         r->down_logged = true;
-        r->pass_start_ms = mono_ms();
+        r->pass_start_ms = clock_ms();
         idle(r);
         break;
     }
@@ -287,7 +280,7 @@ static void batch_done(retention *r, PGresult *res)
     }
     if (prune_pass_next(&r->pass, found, deleted)) {
         r->phase = R_PAUSED;
-        r->due_ms = mono_ms() + PRUNE_PAUSE_MS;
+        r->due_ms = clock_ms() + PRUNE_PAUSE_MS;
     } else if (prune_pass_done(&r->pass)) {
         send_record(r);
     } else {
@@ -298,7 +291,7 @@ static void batch_done(retention *r, PGresult *res)
 static void pass_logged(retention *r)
 {
     char line[512];
-    prune_pass_summary(&r->pass, r->seconds, mono_ms() - r->pass_start_ms, line, sizeof line);
+    prune_pass_summary(&r->pass, r->seconds, clock_ms() - r->pass_start_ms, line, sizeof line);
     if (r->pass_failed)
         log_error("retention: %s (ended early by the error above)", line);
     else
@@ -397,18 +390,18 @@ void retention_step(retention *r)
 {
     switch (r->phase) {
     case R_IDLE:
-        if (mono_ms() >= r->due_ms)
+        if (clock_ms() >= r->due_ms)
             start(r);
         break;
     case R_CONNECTING:
-        if (mono_ms() >= r->due_ms)
+        if (clock_ms() >= r->due_ms)
             poll_connect(r);
         break;
     case R_BUSY:
         collect(r);
         break;
     case R_PAUSED:
-        if (mono_ms() >= r->due_ms)
+        if (clock_ms() >= r->due_ms)
             send_batch(r);
         break;
     }
@@ -423,6 +416,6 @@ long long retention_wait_ms(const retention *r)
 {
     if (r->phase == R_BUSY)
         return -1;
-    long long left = r->due_ms - mono_ms();
+    long long left = r->due_ms - clock_ms();
     return left > 0 ? left : 0;
 }

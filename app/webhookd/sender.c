@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "clock.h"
 
 #define USER_AGENT "market-webhookd/1"
 
@@ -27,13 +28,6 @@ struct sender {
     int in_flight;
     const char *ca_file;
 };
-
-static long long mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* The receiver's answer body is not used: read and forget it. */
 static size_t discard(char *data, size_t size, size_t n, void *user)
@@ -179,7 +173,7 @@ static void fill_attempt(slot_state *st, CURLcode code, attempt *out)
 {
     memset(out, 0, sizeof *out);
     out->started_at = st->started_at;
-    out->duration_ms = (long)(mono_ms() - st->started_ms);
+    out->duration_ms = (long)(clock_ms() - st->started_ms);
     long status = 0;
     curl_easy_getinfo(st->easy, CURLINFO_RESPONSE_CODE, &status);
     if (code == CURLE_OK) {
