@@ -49,6 +49,7 @@ obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 PROGRAMS = $(BUILD)/market-api $(BUILD)/market-webhookd $(BUILD)/market-admin
 
 .PHONY: hostile-check all run check deps unit unit-asan cli-test admin-test triggers-test e2e clients-check \
+        clients-release-check clients-dist clients-install-test \
         fuzz fuzz-long bench soak format lint lint-format tidy cppcheck clean scale-check \
         failover-check man dist install \
         uninstall install-test deb package-check openapi-lint FORCE
@@ -137,11 +138,26 @@ e2e: all
 # ends the step. Each script also runs `make all` so that it works on its own; here `all`
 # is already built, and an empty MAKEFLAGS keeps that inner make from warning that it
 # cannot reach the jobserver of a `make -j`.
+# The four clients' packaging (issue 22): clients/release.json holds the one version and the
+# repository URL; clients/release-check finds a copy that drifted (--write sets them all);
+# clients/dist builds the artifacts into build/clients-dist; clients/install-test.sh installs
+# each into a clean project outside the repository and calls a real stack with it.
+clients-release-check:
+	clients/release-check
+
+clients-dist:
+	clients/dist $(BUILD)/clients-dist
+
+clients-install-test: all
+	MAKEFLAGS= clients/install-test.sh
+
 clients-check: all
+	clients/release-check
 	MAKEFLAGS= clients/js/test.sh
 	MAKEFLAGS= clients/python/test.sh
 	MAKEFLAGS= clients/php/test.sh
 	MAKEFLAGS= clients/go/test.sh
+	MAKEFLAGS= clients/install-test.sh
 
 check: deps
 	$(MAKE) all $(BUILD)/unit-tests

@@ -44,7 +44,7 @@ import (
 )
 
 // Version is the version of this client, sent in the User-Agent header.
-const Version = "1.0.0"
+const Version = "0.2.0"
 
 // DefaultMaxRetries is how many times a call is retried unless WithMaxRetries says
 // otherwise.
@@ -132,7 +132,7 @@ func WithHTTPClient(hc *http.Client) Option {
 	return func(o *options) { o.httpClient = hc }
 }
 
-// WithUserAgent appends s to the User-Agent header ("market-go/1.0.0 s").
+// WithUserAgent appends s to the User-Agent header ("market-go/" + Version + " s").
 func WithUserAgent(s string) Option {
 	return func(o *options) { o.userAgent = s }
 }

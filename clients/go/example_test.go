@@ -10,7 +10,7 @@ import (
 	"os"
 	"time"
 
-	"market"
+	market "github.com/markethq/market/clients/go"
 )
 
 func ExampleNewClient() {

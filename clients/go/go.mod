@@ -1,3 +1,3 @@
-module market
+module github.com/markethq/market/clients/go
 
 go 1.19

@@ -36,7 +36,7 @@ import (
 	"testing"
 	"time"
 
-	"market"
+	market "github.com/markethq/market/clients/go"
 )
 
 // ---- the stack and its data ------------------------------------------------------------

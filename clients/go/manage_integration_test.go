@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"market"
+	market "github.com/markethq/market/clients/go"
 )
 
 // receiver is an HTTPS endpoint (the test CA's certificate for 127.0.0.1) that answers

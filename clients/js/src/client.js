@@ -13,7 +13,7 @@ import {
 } from './params.js';
 import { parseRetryAfter, retryDelay, shouldRetry } from './retry.js';
 
-export const VERSION = '0.1.0';
+export const VERSION = '0.2.0';
 const DEFAULT_TIMEOUT_MS = 30000;
 const INSPECT = Symbol.for('nodejs.util.inspect.custom');
 

@@ -43,7 +43,7 @@ use Stringable;
  */
 final class Client implements JsonSerializable, Stringable
 {
-    public const VERSION = '0.1.0';
+    public const VERSION = '0.2.0';
     public const DEFAULT_MAX_RETRIES = 2;
 
     private const OPTIONS = ['base_url', 'max_retries', 'timeout', 'connect_timeout', 'sleep', 'transport'];

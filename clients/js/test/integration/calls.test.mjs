@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import {
   Market, MarketError, AuthenticationError, PermissionError, NotFoundError, InvalidRequestError,
   ConflictError,
-} from 'market';
+} from '@markethq/market';
 import { main, uniqueId, recordingFetch } from './lib.mjs';
 
 const st = main();

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { Market, ConnectionError } from 'market';
+import { Market, ConnectionError } from '@markethq/market';
 import { main, uniqueId, startProxy } from './lib.mjs';
 
 const st = main();

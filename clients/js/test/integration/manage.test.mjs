@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 
 import {
   Market, verifyWebhook, WebhookVerificationError, NotFoundError, PermissionError, InvalidRequestError,
-} from 'market';
+} from '@markethq/market';
 import {
   main, uniqueId, startReceiver, startProxy, waitFor, recordingFetch,
 } from './lib.mjs';

@@ -5,7 +5,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Market, RateLimitError, MarketError } from 'market';
+import { Market, RateLimitError, MarketError } from '@markethq/market';
 import { rateLimited, uniqueId, recordingFetch, sleep } from './lib.mjs';
 
 const st = rateLimited();

@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Market, verifyWebhook, WebhookVerificationError } from 'market';
+import { Market, verifyWebhook, WebhookVerificationError } from '@markethq/market';
 import { main, uniqueId, startReceiver, waitFor } from './lib.mjs';
 
 const st = main();

@@ -5,13 +5,13 @@ import {
   Market, MarketError, verifyWebhook, AuthenticationError, PermissionError, NotFoundError,
   InvalidRequestError, ConflictError, RateLimitError, ServerError, ConnectionError,
   WebhookVerificationError,
-} from 'market';
+} from '@markethq/market';
 import type {
   Page, ProductListItem, Product, Seller, Order, DownloadLink, WebhookSubscription, WebhookEvent,
   RateLimit, ResponseInfo, Decimal, Products, NewWebhookSubscription, RotatedWebhookSubscription,
   DeletedWebhookSubscription, Event, TestEvent, EventWithDeliveries, EventDelivery, AnyEventType,
   WebhookStatus, DeliveryStatus, Events,
-} from 'market';
+} from '@markethq/market';
 
 declare const rawBody: Uint8Array;
 declare const headers: Record<string, string | string[] | undefined>;

@@ -8,7 +8,7 @@ import { encodeQuery, pathId, snakeCase, encodeBody } from '../../src/params.js'
 import {
   Market, MarketError, AuthenticationError, PermissionError, NotFoundError, InvalidRequestError,
   ConflictError, RateLimitError, ServerError,
-} from 'market';
+} from '@markethq/market';
 import { KEY, fakeFetch, fakeSleep, errorBody } from './helpers.mjs';
 
 const page = (data, next = null) => ({ status: 200, body: { data, next_cursor: next } });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
-import { Market } from 'market';
+import { Market } from '@markethq/market';
 
 const read = (name) => readFileSync(new URL(`../../${name}`, import.meta.url), 'utf8');
 const blocks = (md) => [...md.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);

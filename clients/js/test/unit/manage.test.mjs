@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 
 import { dateTime, encodeQuery } from '../../src/params.js';
 import { decode, EVENT_PAGE, EVENT_WITH_DELIVERIES } from '../../src/json.js';
-import { Market, NotFoundError, PermissionError } from 'market';
+import { Market, NotFoundError, PermissionError } from '@markethq/market';
 import { KEY, fakeFetch, fakeSleep, errorBody, networkError } from './helpers.mjs';
 
 function client(script, opts = {}) {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { shouldRetry, parseRetryAfter, retryDelay, isRepeatable, MAX_RETRY_AFTER_S } from '../../src/retry.js';
 import {
   Market, RateLimitError, ServerError, ConnectionError, InvalidRequestError,
-} from 'market';
+} from '@markethq/market';
 import { KEY, fakeFetch, fakeSleep, errorBody, networkError } from './helpers.mjs';
 
 const base = { attempt: 0, maxRetries: 2 };

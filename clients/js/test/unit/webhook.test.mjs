@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 
-import { verifyWebhook, WebhookVerificationError } from 'market';
+import { verifyWebhook, WebhookVerificationError } from '@markethq/market';
 
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 const OTHER = `whsec_${randomBytes(32).toString('base64')}`;
