@@ -13,6 +13,8 @@
 #
 #   make install [PREFIX=/usr/local] [DESTDIR=]   programs, migrations, man pages, the
 #                settings file, systemd units and nginx configuration (see "Installing")
+#   make reference  the HTML API reference, build/reference/index.html (make run serves
+#                it at /docs/; the package ships it in /usr/share/doc/market/reference/)
 #   make deb     the Debian package (dpkg-buildpackage), in ../
 #   make package-check   builds the package, lints it, installs it here and tries it
 
@@ -52,7 +54,7 @@ PROGRAMS = $(BUILD)/market-api $(BUILD)/market-webhookd $(BUILD)/market-admin
         clients-release-check clients-dist clients-install-test \
         fuzz fuzz-long bench soak format lint lint-format tidy cppcheck clean scale-check \
         failover-check man dist install \
-        uninstall install-test deb package-check openapi-lint FORCE
+        uninstall install-test deb package-check openapi-lint reference reference-test FORCE
 all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
@@ -87,7 +89,7 @@ deps:
 	tools/install-deps
 
 run: deps
-	$(MAKE) all
+	$(MAKE) all reference
 	tools/run
 
 unit: $(BUILD)/unit-tests
@@ -165,6 +167,7 @@ check: deps
 	$(MAKE) cli-test
 	$(MAKE) install-test
 	$(MAKE) openapi-lint
+	$(MAKE) reference-test
 	$(MAKE) unit-asan
 	$(MAKE) fuzz
 	$(MAKE) admin-test
@@ -301,7 +304,8 @@ NGINX_RENDER = sed -e '/^[[:space:]]*\#/!{' \
     -e 's|@CONF_DIR@|$(NGINXDIR)/snippets|g' -e 's|@FILES_ROOT@|$(LOCALSTATEDIR)/lib/market/files|g' \
     -e 's|@FILES_PATH@|$(FILES_PATH)|g' -e 's|@LISTEN@|$(SITE_LISTEN)|g' \
     -e 's|@CONN_PER_ADDR@|$(NGINX_CONN_PER_ADDR)|g' -e 's|@REQ_PER_ADDR@|$(NGINX_REQ_PER_ADDR)|g' \
-    -e 's|@REQ_BURST@|$(NGINX_REQ_BURST)|g' -e 's|@ACCESS_LOG@|$(NGINX_ACCESS_LOG) market_redacted|g' -e '}'
+    -e 's|@REQ_BURST@|$(NGINX_REQ_BURST)|g' -e 's|@ACCESS_LOG@|$(NGINX_ACCESS_LOG) market_redacted|g' \
+    -e 's|@REFERENCE_DIR@|$(DOCDIR)/reference|g' -e '}'
 # render INPUT OUTPUT SED-COMMAND: renders and refuses a placeholder left outside comments.
 define render
 	@mkdir -p $(dir $(2))
@@ -394,16 +398,37 @@ install-test: all
 # The Debian package, built by dpkg-buildpackage from a copy of the tree's files (those
 # git knows, committed or not, without what .gitignore leaves out) in $(BUILD)/deb, so
 # that its clean step never touches this tree's build. The .deb lands in the top folder.
+# The HTML reference is built here first, with the Redocly CLI from npm (not a Debian
+# package), and handed to debian/rules as debian/reference/index.html in that copy.
 DEB := market_$(VERSION)_$(shell dpkg --print-architecture 2>/dev/null).deb
-deb:
+deb: $(REFERENCE)
 	rm -rf $(BUILD)/deb
 	mkdir -p $(BUILD)/deb/market-$(VERSION)
 	git ls-files -z --cached --others --exclude-standard | \
 	    xargs -0 sh -c 'for f; do [ -e "$$f" ] && printf "%s\0" "$$f"; done' sh | \
 	    tar --null -T - -cf - | tar -xf - -C $(BUILD)/deb/market-$(VERSION)
+	install -D -m 0644 $(REFERENCE) $(BUILD)/deb/market-$(VERSION)/debian/reference/index.html
 	cd $(BUILD)/deb/market-$(VERSION) && dpkg-buildpackage -us -uc -b
 	cp -f $(BUILD)/deb/$(DEB) .
 	@echo "built $(DEB)"
+
+# The HTML API reference: one self-contained page (no CDN, no web fonts: it loads nothing
+# from anywhere) built from docs/openapi.json by the same pinned Redocly CLI, its
+# build-docs command (tools/openapi-lint/reference says what it adds). make run serves it
+# at /docs/ (nginx/market-site.conf.template); the package ships it as
+# /usr/share/doc/market/reference/index.html.
+REFERENCE := $(BUILD)/reference/index.html
+reference: $(REFERENCE)
+$(REFERENCE): docs/openapi.json tools/openapi-lint/reference tools/openapi-lint/reference.mjs \
+              tools/openapi-lint/reference.hbs tools/openapi-lint/redocly.yaml \
+              tools/openapi-lint/package-lock.json
+	tools/openapi-lint/reference $@
+
+# The reference in a real headless browser (Debian's chromium) behind a stack's nginx
+# (tests/reference/run): no console error and no failed or outside request, every route
+# and webhook event of docs/openapi.json on the page.
+reference-test: all $(REFERENCE)
+	STACK_REFERENCE_DIR=$(abspath $(dir $(REFERENCE))) tests/reference/run
 
 # docs/openapi.json through Redocly CLI's recommended rules, every one an error (the CLI is
 # pinned by tools/openapi-lint/package-lock.json, installed with npm ci).

@@ -186,6 +186,12 @@ contents=$(dpkg-deb -c "$DEB")
 for page in market-api.8 market-webhookd.8 market-admin.1 market.env.5; do
     check "man page ${page%.*}(${page##*.})" grep -q "usr/share/man/man${page##*.}/$page.gz\$" <<<"$contents"
 done
+# The HTML API reference and the documents beside it (make reference; debian/rules), and
+# the reference registered with doc-base.
+for doc in doc/market/reference/index.html doc/market/openapi.json doc/market/deploy.md.gz \
+    doc-base/market.market-api-reference; do
+    check "/usr/share/$doc" grep -q "usr/share/$doc\$" <<<"$contents"
+done
 check "every setting of market.env is commented" bash -c \
     "grep -c '^## MARKET_' /etc/market/market.env | grep -qx \"\$(grep -c '^#\\?MARKET_[A-Z_]*=' /etc/market/market.env)\""
 
