@@ -142,6 +142,7 @@ clients-check: all
 	MAKEFLAGS= clients/python/test.sh
 	MAKEFLAGS= clients/php/test.sh
 	MAKEFLAGS= clients/go/test.sh
+	clients/conformance/run.sh
 
 check: deps
 	$(MAKE) all $(BUILD)/unit-tests
