@@ -160,6 +160,7 @@ clients-check: all
 	MAKEFLAGS= clients/php/test.sh
 	MAKEFLAGS= clients/go/test.sh
 	MAKEFLAGS= clients/install-test.sh
+	clients/conformance/run.sh
 
 check: deps
 	$(MAKE) all $(BUILD)/unit-tests

@@ -16,10 +16,12 @@
 // carries the HTTP answer it came from in LastResponse (rate limit, request id). Every
 // failed call returns an *Error; see Kind for the classes.
 //
-// Retries: an answer 429 or 503 is retried after its Retry-After, a network failure
-// after a short back-off, up to MaxRetries times (default 2), as long as the context
-// allows. Network failures are retried only for GETs and for POSTs and DELETEs that
-// carry an Idempotency-Key, and every POST and DELETE carries one: the caller's, or one
+// Retries (docs/clients.md): an answer 429, 502, 503 or 504 is retried after its
+// Retry-After (one over 60 s is not waited for), a network failure or an answer without
+// Retry-After after a jittered back-off (0.5 s doubling up to 8 s), up to MaxRetries
+// times (default 2), as long as the context allows. 502, 504 and network failures are
+// retried only for GETs and for POSTs and DELETEs that carry an Idempotency-Key, and
+// every POST and DELETE carries one: the caller's, or one
 // the client generates (crypto/rand) and keeps for all the attempts of that call, so
 // that a retried POST never mints two links or two subscriptions, and a retried DELETE
 // gets the first answer replayed instead of a 404.
@@ -94,6 +96,28 @@ type Client struct {
 	sleep func(ctx context.Context, d time.Duration) error
 	// backoff is the wait before retrying a network failure, by attempt (0-based).
 	backoff func(attempt int) time.Duration
+	// onResponse is told about every attempt (WithResponseHook); nil for none.
+	onResponse func(RequestInfo)
+}
+
+// RequestInfo is what the hook of WithResponseHook is told about one HTTP attempt. It
+// never holds the API key nor the Authorization header.
+type RequestInfo struct {
+	Method string
+	// Path is the route's path with its query ("/v1/products?limit=2"), without the
+	// base URL.
+	Path string
+	// Status is the HTTP status, or 0 when no complete answer came (see Err).
+	Status int
+	// Err is why no answer came (a timeout, a refused or reset connection, a cut body);
+	// nil with a status.
+	Err error
+	// Duration of the attempt, from sending to the end of the answer's body.
+	Duration time.Duration
+	// RequestID is the X-Request-Id response header ("" without one).
+	RequestID string
+	// Attempt is 1 for the first attempt of a call, 2 for its first retry...
+	Attempt int
 }
 
 // Option configures a Client in NewClient.
@@ -105,6 +129,15 @@ type options struct {
 	httpClient *http.Client
 	userAgent  string
 	sleep      func(ctx context.Context, d time.Duration) error
+	onResponse func(RequestInfo)
+}
+
+// WithResponseHook sets a function called once per HTTP attempt, retries included, with
+// the method, path and query, status (or the connection error), duration, request id
+// and attempt number; never the API key. It runs on the goroutine of the call; a panic
+// in it is recovered and ignored.
+func WithResponseHook(f func(RequestInfo)) Option {
+	return func(o *options) { o.onResponse = f }
 }
 
 // WithBaseURL sets the base URL of the API, such as "http://127.0.0.1:8080" or
@@ -114,8 +147,8 @@ func WithBaseURL(u string) Option {
 	return func(o *options) { o.baseURL = u }
 }
 
-// WithMaxRetries sets how many times a call is retried after a 429 or 503 answer or a
-// retryable network failure (default 2; 0 disables retries).
+// WithMaxRetries sets how many times a call is retried after a 429, 502, 503 or 504
+// answer or a retryable network failure (default 2; 0 disables retries).
 func WithMaxRetries(n int) Option {
 	return func(o *options) {
 		if n < 0 {
@@ -181,6 +214,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 		userAgent:  "market-go/" + Version,
 		sleep:      o.sleep,
 		backoff:    networkBackoff,
+		onResponse: o.onResponse,
 	}
 	if o.userAgent != "" {
 		c.userAgent += " " + o.userAgent
@@ -294,10 +328,11 @@ func (c *Client) do(ctx context.Context, req request, out any) (*Response, error
 	if (req.method == http.MethodPost || req.method == http.MethodDelete) && req.idempotencyKey == "" {
 		req.idempotencyKey = NewIdempotencyKey()
 	}
-	target := c.baseURL.String() + req.path
+	pathAndQuery := req.path
 	if len(req.query) > 0 {
-		target += "?" + req.query.Encode()
+		pathAndQuery += "?" + req.query.Encode()
 	}
+	target := c.baseURL.String() + pathAndQuery
 
 	for attempt := 0; ; attempt++ {
 		hreq, err := http.NewRequestWithContext(ctx, req.method, target, bytes.NewReader(body))
@@ -316,7 +351,12 @@ func (c *Client) do(ctx context.Context, req request, out any) (*Response, error
 			hreq.Header.Set("Idempotency-Key", req.idempotencyKey)
 		}
 
+		started := time.Now()
 		status, header, respBody, netErr := c.roundTrip(hreq)
+		c.report(RequestInfo{
+			Method: req.method, Path: pathAndQuery, Status: status, Err: netErr,
+			Duration: time.Since(started), RequestID: header.Get("X-Request-Id"), Attempt: attempt + 1,
+		})
 		if netErr != nil {
 			cerr := &Error{Kind: KindConnection, Message: req.method + " " + req.path, Err: netErr}
 			if ctx.Err() != nil {
@@ -352,6 +392,9 @@ func (c *Client) do(ctx context.Context, req request, out any) (*Response, error
 			return nil, apiErr
 		}
 		delay := retryDelay(status, header, attempt, c.backoff)
+		if delay > maxRetryAfter {
+			return nil, apiErr
+		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < delay {
 			// The context would end before the retry could be sent: answer now.
 			return nil, apiErr
@@ -360,6 +403,15 @@ func (c *Client) do(ctx context.Context, req request, out any) (*Response, error
 			return nil, &Error{Kind: KindConnection, Message: "waiting to retry after " + apiErr.Error(), Err: err}
 		}
 	}
+}
+
+// report tells the hook about one attempt; a panic in the hook is recovered.
+func (c *Client) report(info RequestInfo) {
+	if c.onResponse == nil {
+		return
+	}
+	defer func() { _ = recover() }()
+	c.onResponse(info)
 }
 
 func (c *Client) wait(ctx context.Context, d time.Duration) error {
@@ -394,7 +446,8 @@ func parseError(status int, h http.Header, body []byte) *Error {
 		RateLimit: parseRateLimit(h),
 		Header:    h,
 	}
-	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+	switch status {
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable, http.StatusBadGateway, http.StatusGatewayTimeout:
 		e.RetryAfter, _ = parseRetryAfter(h.Get("Retry-After"), time.Now())
 	}
 	var env struct {

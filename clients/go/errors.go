@@ -96,7 +96,7 @@ type Error struct {
 	// RateLimit holds the X-RateLimit-* figures of the answer (absent on a 401, which
 	// is answered before the key is counted).
 	RateLimit RateLimit
-	// RetryAfter is the Retry-After of a 429 or 503 answer, 0 when there is none.
+	// RetryAfter is the Retry-After of a 429, 502, 503 or 504 answer, 0 when there is none.
 	RetryAfter time.Duration
 	// Header holds the response headers (nil for a KindConnection error).
 	Header http.Header

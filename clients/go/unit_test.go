@@ -40,8 +40,13 @@ func TestShouldRetry(t *testing.T) {
 		{"POST", false, 0, 0, 2, false}, // ...without one: it may have been carried out
 		{"DELETE", false, 0, 0, 2, false},
 		{"GET", false, 500, 0, 2, false},
-		{"GET", false, 502, 0, 2, false},
-		{"GET", false, 504, 0, 2, false},
+		{"GET", false, 502, 0, 2, true}, // the gateway: repeatable requests only
+		{"GET", false, 504, 0, 2, true},
+		{"POST", true, 502, 0, 2, true},
+		{"DELETE", true, 504, 0, 2, true},
+		{"POST", false, 502, 0, 2, false},
+		{"POST", false, 504, 0, 2, false},
+		{"GET", false, 502, 2, 2, false},
 		{"GET", false, 400, 0, 2, false},
 		{"GET", false, 401, 0, 2, false},
 		{"GET", false, 404, 0, 2, false},
@@ -456,7 +461,7 @@ func TestErrorKinds(t *testing.T) {
 			} else if e.Message != "Bad Gateway" || e.RequestID != "req1" {
 				t.Errorf("non-JSON error: %+v", e)
 			}
-			if (tc.status == 429 || tc.status == 503) != (e.RetryAfter == 9*time.Second) {
+			if (tc.status == 429 || tc.status == 503 || tc.status == 502) != (e.RetryAfter == 9*time.Second) {
 				t.Errorf("RetryAfter %v for %d", e.RetryAfter, tc.status)
 			}
 			if !strings.Contains(e.Error(), fmt.Sprint(tc.status)) {
@@ -537,7 +542,7 @@ func TestDefaultMaxRetriesIsTwo(t *testing.T) {
 }
 
 func TestOtherErrorsAreNotRetried(t *testing.T) {
-	for _, status := range []int{400, 401, 403, 404, 409, 500, 502} {
+	for _, status := range []int{400, 401, 403, 404, 409, 500, 501} {
 		f := newFakeAPI(t, func(n int, w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", "1")
 			w.WriteHeader(status)
@@ -812,5 +817,70 @@ func TestClientNeverPrintsItsKey(t *testing.T) {
 	_, err = c2.Products.Get(context.Background(), "x")
 	if err == nil || strings.Contains(fmt.Sprintf("%v %+v %#v", err, err, err), "SECRET") {
 		t.Errorf("error shows the key (or no error): %v", err)
+	}
+}
+
+func TestRetryAfterOverTheCapIsNotWaitedFor(t *testing.T) {
+	f := newFakeAPI(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "61")
+		w.WriteHeader(429)
+	})
+	c, s := newTestClient(t, f.srv.URL)
+	_, err := c.Products.Get(context.Background(), "prod_1")
+	if KindOf(err) != KindRateLimit || len(f.requests()) != 1 || len(s.d) != 0 {
+		t.Fatalf("err %v after %d requests and waits %v; want the 429 at once", err, len(f.requests()), s.d)
+	}
+}
+
+func TestResponseHookSeesEveryAttemptButNeverTheKey(t *testing.T) {
+	const key = "sk_test_0123456789abcdefghijABCDEFGHIJ0123456789"
+	f := newFakeAPI(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Request-Id", fmt.Sprintf("req_%d", n))
+		switch n {
+		case 1:
+			w.WriteHeader(502)
+		case 2:
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(503)
+		default:
+			io.WriteString(w, `{"data":[],"next_cursor":null}`)
+		}
+	})
+	var infos []RequestInfo
+	c, _ := newTestClient(t, f.srv.URL, WithResponseHook(func(i RequestInfo) { infos = append(infos, i) }))
+	if _, err := c.Products.List(context.Background(), &ProductListParams{Limit: 2}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, i := range infos {
+		got = append(got, fmt.Sprintf("%s %s %d %v %s %d", i.Method, i.Path, i.Status, i.Err, i.RequestID, i.Attempt))
+		if i.Duration < 0 {
+			t.Errorf("negative duration %v", i.Duration)
+		}
+	}
+	want := []string{
+		"GET /v1/products?limit=2 502 <nil> req_1 1",
+		"GET /v1/products?limit=2 503 <nil> req_2 2",
+		"GET /v1/products?limit=2 200 <nil> req_3 3",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("hook saw %q, want %q", got, want)
+	}
+	shown := fmt.Sprintf("%v %+v %#v", infos, infos, infos)
+	if strings.Contains(shown, key) || strings.Contains(shown, key[8:]) || strings.Contains(strings.ToLower(shown), "bearer") {
+		t.Errorf("the key reached the hook: %s", shown)
+	}
+
+	// A connection error reaches the hook as Err; a panicking hook changes nothing.
+	infos = nil
+	c2, _ := newTestClient(t, "http://127.0.0.1:1", WithMaxRetries(1), WithResponseHook(func(i RequestInfo) {
+		infos = append(infos, i)
+		panic("a broken hook")
+	}))
+	if _, err := c2.Products.Get(context.Background(), "prod_1"); KindOf(err) != KindConnection {
+		t.Fatalf("want a connection error, got %v", err)
+	}
+	if len(infos) != 2 || infos[0].Status != 0 || infos[0].Err == nil || infos[1].Attempt != 2 {
+		t.Errorf("hook saw %+v", infos)
 	}
 }

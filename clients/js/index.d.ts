@@ -338,7 +338,7 @@ export interface MarketOptions {
   apiKey: string;
   /** Default: the MARKET_BASE_URL environment variable; one of the two is required. */
   baseUrl?: string | undefined;
-  /** Retries after a 429/503 or a network failure. Default 2. */
+  /** Retries after a 429/502/503/504 or a network failure (docs/clients.md). Default 2. */
   maxRetries?: number | undefined;
   /** Milliseconds per attempt. Default 30000. */
   timeout?: number | undefined;
@@ -346,6 +346,24 @@ export interface MarketOptions {
   fetch?: ((input: string, init?: any) => Promise<any>) | undefined;
   /** Waits between attempts (default: setTimeout); for tests. */
   sleep?: ((ms: number) => Promise<void>) | undefined;
+  /** Called once per HTTP attempt, retries included; never sees the API key. What it throws is ignored. */
+  onResponse?: ((info: RequestInfo) => void) | null | undefined;
+}
+
+/** What the onResponse hook is told about one HTTP attempt. */
+export interface RequestInfo {
+  readonly method: string;
+  /** The route's path with its query, e.g. "/v1/products?limit=2" (without the base URL). */
+  readonly path: string;
+  /** The HTTP status, or null when no complete answer came (see error). */
+  readonly status: number | null;
+  /** Why no answer came: "timeout", or the connection error's message; null with a status. */
+  readonly error: string | null;
+  readonly durationMs: number;
+  /** The X-Request-Id response header, or null. */
+  readonly requestId: string | null;
+  /** 1 for the first attempt of a call, 2 for its first retry... */
+  readonly attempt: number;
 }
 
 /** {@link Market}.products (made by the client only). */

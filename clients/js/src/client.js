@@ -78,6 +78,7 @@ export class Market {
   #timeout;
   #fetch;
   #sleep;
+  #onResponse;
 
   /**
    * @param {object} options
@@ -87,8 +88,13 @@ export class Market {
    *   timeout     milliseconds per attempt (default 30000)
    *   fetch       a fetch function to use instead of the global one
    *   sleep       async (ms) => void used to wait between attempts (for tests)
+   *   onResponse  (info) => void called once per HTTP attempt, retries included, with
+   *               {method, path, status, error, durationMs, requestId, attempt}; never
+   *               given the API key nor the Authorization header (docs/clients.md)
    */
-  constructor({ apiKey, baseUrl, maxRetries = 2, timeout = DEFAULT_TIMEOUT_MS, fetch: fetchFn, sleep } = {}) {
+  constructor({
+    apiKey, baseUrl, maxRetries = 2, timeout = DEFAULT_TIMEOUT_MS, fetch: fetchFn, sleep, onResponse,
+  } = {}) {
     if (typeof apiKey !== 'string' || apiKey === '') throw new TypeError('apiKey is required');
     if (/[\s\u0000-\u001f\u007f]/.test(apiKey)) throw new TypeError('apiKey must not contain spaces or control characters');
     const base = baseUrl ?? globalThis.process?.env?.MARKET_BASE_URL;
@@ -107,12 +113,16 @@ export class Market {
     if (!(Number.isFinite(timeout) && timeout > 0)) throw new TypeError('timeout must be a positive number of milliseconds');
     const f = fetchFn ?? globalThis.fetch;
     if (typeof f !== 'function') throw new TypeError('no fetch function: use Node.js 18 or later, or pass fetch');
+    if (onResponse !== undefined && onResponse !== null && typeof onResponse !== 'function') {
+      throw new TypeError('onResponse must be a function');
+    }
     this.#apiKey = apiKey;
     this.#baseUrl = url.href.replace(/\/+$/, '');
     this.#maxRetries = maxRetries;
     this.#timeout = timeout;
     this.#fetch = f;
     this.#sleep = sleep ?? defaultSleep;
+    this.#onResponse = onResponse ?? null;
 
     const request = (method, path, opts) => this.#request(method, path, opts);
     this.products = new Products(request);
@@ -145,9 +155,20 @@ export class Market {
     return `Market { baseUrl: '${this.#baseUrl}', maxRetries: ${this.#maxRetries}, apiKey: '${redact(this.#apiKey)}' }`;
   }
 
+  /** Tells the onResponse hook about one attempt; what the hook throws is ignored. */
+  #report(info) {
+    if (this.#onResponse === null) return;
+    try {
+      this.#onResponse(Object.freeze(info));
+    } catch {
+      // A hook that fails must not change the call's outcome.
+    }
+  }
+
   /** One API call with its retries; resolves to the decoded body with lastResponse. */
   async #request(method, path, { query, body, idempotencyKey, schema } = {}) {
-    const url = this.#baseUrl + path + encodeQuery(query);
+    const pathAndQuery = path + encodeQuery(query);
+    const url = this.#baseUrl + pathAndQuery;
     const headers = {
       Authorization: `Bearer ${this.#apiKey}`,
       Accept: 'application/json',
@@ -169,6 +190,7 @@ export class Market {
     for (let attempt = 0; ; attempt++) {
       let res;
       let text;
+      const started = performance.now();
       try {
         res = await this.#fetch(url, {
           method, headers, body: payload, redirect: 'manual', signal: AbortSignal.timeout(this.#timeout),
@@ -180,6 +202,15 @@ export class Market {
           timedOut ? `no answer from ${this.#baseUrl} within ${this.#timeout} ms` : `could not reach ${this.#baseUrl}: ${cause?.cause?.code ?? cause?.message ?? cause}`,
           { cause },
         );
+        this.#report({
+          method,
+          path: pathAndQuery,
+          status: null,
+          error: timedOut ? 'timeout' : error.message,
+          durationMs: performance.now() - started,
+          requestId: res?.headers?.get('x-request-id') ?? null,
+          attempt: attempt + 1,
+        });
         if (shouldRetry({ attempt, maxRetries: this.#maxRetries, method, status: null, idempotencyKey: key })) {
           await this.#sleep(retryDelay({ attempt }));
           continue;
@@ -196,6 +227,15 @@ export class Market {
         retries: attempt,
         headers: res.headers,
       };
+      this.#report({
+        method,
+        path: pathAndQuery,
+        status: res.status,
+        error: null,
+        durationMs: performance.now() - started,
+        requestId: info.requestId,
+        attempt: attempt + 1,
+      });
       if (res.status >= 200 && res.status <= 299) {
         let value;
         try {

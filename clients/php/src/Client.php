@@ -31,12 +31,16 @@ use Stringable;
  * Options:
  * - base_url:        the API's base URL; default: the environment variable MARKET_BASE_URL
  *                    (one of the two is required)
- * - max_retries:     retries after 429/503 answers and network failures (default 2)
+ * - max_retries:     retries after 429/502/503/504 answers and network failures (default 2)
  * - timeout:         seconds for a whole request (default 30)
  * - connect_timeout: seconds to connect (default 10)
  * - sleep:           callable(float $seconds): void used to wait between retries
  *                    (default: usleep); tests pass one that records instead of sleeping
  * - transport:       a Market\Http\Transport to send requests (default: ext-curl)
+ * - on_response:     callable(Market\RequestInfo $info): void, called after every HTTP
+ *                    attempt, retries included (method, path with query, status or error,
+ *                    duration in ms, request id, attempt); never given the API key. What
+ *                    it throws is ignored. Retries and timeouts: docs/clients.md.
  *
  * The API key is never stored in a property: var_dump(), print_r(), var_export(),
  * json_encode(), serialize() and string conversion of the client never show it.
@@ -46,7 +50,7 @@ final class Client implements JsonSerializable, Stringable
     public const VERSION = '0.2.0';
     public const DEFAULT_MAX_RETRIES = 2;
 
-    private const OPTIONS = ['base_url', 'max_retries', 'timeout', 'connect_timeout', 'sleep', 'transport'];
+    private const OPTIONS = ['base_url', 'max_retries', 'timeout', 'connect_timeout', 'sleep', 'transport', 'on_response'];
 
     public readonly Products $products;
     public readonly Sellers $sellers;
@@ -60,7 +64,7 @@ final class Client implements JsonSerializable, Stringable
 
     /**
      * @param string $apiKey an sk_live_... or sk_test_... key
-     * @param array{base_url?: string, max_retries?: int, timeout?: int|float, connect_timeout?: int|float, sleep?: callable(float): void, transport?: Transport} $options
+     * @param array{base_url?: string, max_retries?: int, timeout?: int|float, connect_timeout?: int|float, sleep?: callable(float): void, transport?: Transport, on_response?: callable(RequestInfo): void} $options
      */
     public function __construct(#[SensitiveParameter] string $apiKey, array $options = [])
     {
@@ -112,6 +116,11 @@ final class Client implements JsonSerializable, Stringable
             throw new InvalidArgumentException('transport must implement ' . Transport::class);
         }
 
+        $onResponse = $options['on_response'] ?? null;
+        if ($onResponse !== null && !is_callable($onResponse)) {
+            throw new InvalidArgumentException('on_response must be a callable(Market\RequestInfo $info): void');
+        }
+
         $this->keyLabel = (preg_match('/^(sk_(?:live|test)_)/', $apiKey, $m) === 1 ? $m[1] : '') . '[redacted]';
         $this->requestor = new Requestor(
             new Secret($apiKey),
@@ -119,6 +128,7 @@ final class Client implements JsonSerializable, Stringable
             $transport,
             new RetryPolicy($maxRetries),
             Closure::fromCallable($sleep),
+            $onResponse === null ? null : Closure::fromCallable($onResponse),
         );
         $this->products = new Products($this->requestor);
         $this->sellers = new Sellers($this->requestor);

@@ -10,6 +10,7 @@ Standard library only. See README.md for every call.
 """
 
 from ._client import Downloads, Events, Market, Orders, Products, Sellers, Webhooks
+from ._http import RequestInfo
 from ._errors import (
     APIConnectionError,
     AuthenticationError,
@@ -69,6 +70,7 @@ __all__ = [
     "Product",
     "ProductListItem",
     "RateLimit",
+    "RequestInfo",
     "Rating",
     "Seller",
     "Tier",

@@ -8,9 +8,9 @@ import os
 import ssl
 import time
 from decimal import Decimal
-from typing import Callable, Iterator, List, Literal, Optional, Sequence, Union
+from typing import Any, Callable, Iterator, List, Literal, Optional, Sequence, Union
 
-from ._http import Response, Transport, format_timestamp, path_segment
+from ._http import RequestInfo, Response, Transport, format_timestamp, path_segment
 from ._models import (
     DeletedWebhookSubscription,
     DownloadLink,
@@ -403,13 +403,21 @@ class Market:
       Authorization header and never shown by ``repr()``, ``str()`` or any error.
     - ``base_url``: where the API is (``https://api.example.com``); else the environment
       variable ``MARKET_BASE_URL``; else ValueError.
-    - ``max_retries``: how many times a request is sent again after a 429 or 503 (waiting
-      for ``Retry-After``) or, for GETs, POSTs and DELETEs (the last two always carry an
-      Idempotency-Key), after a network failure.
+    - ``max_retries``: how many times a request is sent again after a 429, 502, 503 or 504
+      (waiting for ``Retry-After``) or a network failure; GETs, POSTs and DELETEs (the last
+      two always carry an Idempotency-Key) are all retried. The policy: docs/clients.md.
     - ``timeout``: seconds per attempt (connect and each read).
     - ``sleep``: the function used to wait between attempts (``time.sleep``); tests and
       event-loop integrations may pass their own.
     - ``ssl_context``: for an https base URL with a private CA.
+    - ``on_response``: a callable given a :class:`RequestInfo` after every HTTP attempt,
+      retries included (method, path with query, status or error, duration in ms, request
+      id, attempt number); never the API key. What it raises is ignored.
+
+    Connections are kept alive and reused (a small pool per client, safe to share between
+    threads); ``close()`` (or ``with Market(...) as m:``) closes the idle ones. The
+    environment's ``HTTPS_PROXY``/``HTTP_PROXY``/``NO_PROXY`` are honoured, read once when
+    the client is made (an https API is reached through a CONNECT tunnel).
     """
 
     products: Products
@@ -428,6 +436,7 @@ class Market:
         timeout: float = DEFAULT_TIMEOUT,
         sleep: Callable[[float], None] = time.sleep,
         ssl_context: Optional[ssl.SSLContext] = None,
+        on_response: Optional[Callable[[RequestInfo], None]] = None,
     ) -> None:
         if not isinstance(api_key, str) or not api_key.strip():
             raise ValueError("api_key is required (an sk_test_... or sk_live_... key)")
@@ -440,7 +449,8 @@ class Market:
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise ValueError("max_retries must be an int >= 0")
         self._transport = Transport(
-            api_key, base_url, max_retries=max_retries, timeout=timeout, sleep=sleep, ssl_context=ssl_context
+            api_key, base_url, max_retries=max_retries, timeout=timeout, sleep=sleep, ssl_context=ssl_context,
+            on_response=on_response,
         )
         self.products = Products(self._transport)
         self.sellers = Sellers(self._transport)
@@ -456,6 +466,16 @@ class Market:
     @property
     def max_retries(self) -> int:
         return self._transport.max_retries
+
+    def close(self) -> None:
+        """Closes the kept-alive connections that are idle; the client stays usable."""
+        self._transport.close()
+
+    def __enter__(self) -> "Market":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
     def __repr__(self) -> str:
         return f"Market(base_url={self.base_url!r}, max_retries={self.max_retries})"

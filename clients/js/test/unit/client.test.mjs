@@ -276,3 +276,32 @@ test('a base URL with a path prefix keeps it', async () => {
   await market.products.list();
   assert.equal(fetch.calls[0].url, 'https://gw.test/market/v1/products');
 });
+
+test('onResponse: one call per attempt, retries included, never the API key', async () => {
+  const infos = [];
+  const { market } = client([
+    { status: 502, body: errorBody('api_error', 'service_unavailable'), headers: { 'x-request-id': 'req_a' } },
+    new TypeError('fetch failed'),
+    { status: 200, body: item(1), headers: { 'x-request-id': 'req_c' } },
+  ], { onResponse: (i) => infos.push(i) });
+  await market.products.list({ limit: 2 }).catch(() => {});
+  assert.equal(infos.length, 3);
+  assert.deepEqual(infos.map((i) => [i.method, i.path, i.status, i.requestId, i.attempt]), [
+    ['GET', '/v1/products?limit=2', 502, 'req_a', 1],
+    ['GET', '/v1/products?limit=2', null, null, 2],
+    ['GET', '/v1/products?limit=2', 200, 'req_c', 3],
+  ]);
+  assert.equal(infos[0].error, null);
+  assert.equal(typeof infos[1].error, 'string');
+  for (const i of infos) assert.ok(i.durationMs >= 0);
+  const shown = JSON.stringify(infos) + inspect(infos, { depth: 9, showHidden: true });
+  assert.ok(!shown.includes(KEY), 'the key reached the hook');
+  assert.ok(!/authorization|bearer/i.test(shown), 'the Authorization header reached the hook');
+});
+
+test('onResponse: a hook that throws does not change the outcome; a non-function is refused', async () => {
+  const { market } = client([{ status: 200, body: item(1) }], { onResponse: () => { throw new Error('hook'); } });
+  const p = await market.products.get('prod_1');
+  assert.equal(p.id, 'prod_1');
+  assert.throws(() => new Market({ apiKey: KEY, baseUrl: 'http://api.test', onResponse: 'x' }), TypeError);
+});

@@ -14,6 +14,7 @@ use Market\Http\Response;
 use Market\Http\Transport;
 use Market\MarketException;
 use Market\RateLimit;
+use Market\RequestInfo;
 use Market\ResponseInfo;
 
 /**
@@ -27,6 +28,7 @@ final class Requestor
 
     /**
      * @param Closure(float): void $sleep
+     * @param (Closure(RequestInfo): void)|null $onResponse called after every attempt
      */
     public function __construct(
         private readonly Secret $apiKey,
@@ -34,7 +36,22 @@ final class Requestor
         private readonly Transport $transport,
         private readonly RetryPolicy $policy,
         private readonly Closure $sleep,
+        private readonly ?Closure $onResponse = null,
     ) {
+    }
+
+    /** Tells the hook about one attempt; what the hook throws is ignored. */
+    private function report(string $method, string $path, ?int $status, ?string $error, int $started, ?string $requestId, int $retries): void
+    {
+        if ($this->onResponse === null) {
+            return;
+        }
+        $info = new RequestInfo($method, $path, $status, $error, (hrtime(true) - $started) / 1e6, $requestId, $retries + 1);
+        try {
+            ($this->onResponse)($info);
+        } catch (\Throwable) {
+            // A failing hook must not change the call's outcome.
+        }
     }
 
     public function baseUrl(): string
@@ -138,11 +155,15 @@ final class Requestor
         }
         $request = new Request($method, $this->baseUrl . $pathAndQuery, $headers, $body);
 
+        $repeatable = $method === 'GET' || $method === 'HEAD' || $idempotencyKey !== null;
         for ($retries = 0; ; $retries++) {
+            $started = hrtime(true);
             try {
                 $response = $this->transport->send($request);
             } catch (ConnectionException $e) {
                 $this->last = null;
+                // curl error 28: the timeout.
+                $this->report($method, $pathAndQuery, null, $e->getCurlErrno() === 28 ? 'timeout' : $e->getMessage(), $started, null, $retries);
                 $delay = $this->policy->delayAfterNetworkError($retries, $method, $idempotencyKey !== null);
                 if ($delay === null) {
                     throw $e;
@@ -159,10 +180,11 @@ final class Requestor
                 $retries + 1,
             );
             $this->last = $info;
+            $this->report($method, $pathAndQuery, $response->status, null, $started, $info->requestId, $retries);
             if ($response->status >= 200 && $response->status < 300) {
                 return new ApiResponse($this->decode($response, $info), $info);
             }
-            $delay = $this->policy->delayAfterStatus($retries, $response->status, $response->header('retry-after'));
+            $delay = $this->policy->delayAfterStatus($retries, $response->status, $response->header('retry-after'), null, $repeatable);
             if ($delay === null) {
                 throw ErrorFactory::fromResponse($response);
             }

@@ -10,12 +10,17 @@ use Closure;
  * When to retry a request, and how long to wait first. Pure: no I/O, no clock unless
  * given one.
  *
+ * The policy of docs/clients.md, the same in the four clients:
+ *
  * - An answer 429 (rate limited) or 503 (service unavailable) is retried after its
  *   Retry-After (whole seconds or an HTTP date); without a usable Retry-After, after an
  *   exponential backoff. A Retry-After over MAX_RETRY_AFTER seconds is not waited for:
  *   the error is thrown at once. A 429 is safe to retry for any method (the API counts
  *   the rate limit before it runs a route); a 503 is answered when the database is out of
  *   reach, so nothing ran.
+ * - A 502 or 504 (nginx: the worker pool is down or too slow; the request may have run)
+ *   is retried the same way, but only when repeating is safe: GET/HEAD, or a request that
+ *   carries an Idempotency-Key (every POST and DELETE of this client does).
  * - A network failure (no complete answer) is retried only for GET/HEAD and for requests
  *   that carry an Idempotency-Key, since a POST may have taken effect before the
  *   connection dropped, and only the key makes the API replay instead of acting twice.
@@ -27,7 +32,9 @@ use Closure;
 final class RetryPolicy
 {
     public const RETRY_STATUSES = [429, 503];
-    public const MAX_RETRY_AFTER = 120;
+    /** Retried only when repeating the request is safe (see delayAfterStatus). */
+    public const RETRY_STATUSES_WHEN_REPEATABLE = [502, 504];
+    public const MAX_RETRY_AFTER = 60;
 
     /** @var Closure(): float */
     private Closure $random;
@@ -49,10 +56,16 @@ final class RetryPolicy
      * must not be retried.
      *
      * @param int $retriesDone retries already made for this call (0 after the first request)
+     * @param bool $repeatable whether sending the request again cannot act twice (a GET or
+     *        HEAD, or a request with an Idempotency-Key)
      */
-    public function delayAfterStatus(int $retriesDone, int $status, ?string $retryAfter, ?int $now = null): ?float
+    public function delayAfterStatus(int $retriesDone, int $status, ?string $retryAfter, ?int $now = null, bool $repeatable = true): ?float
     {
-        if ($retriesDone >= $this->maxRetries || !in_array($status, self::RETRY_STATUSES, true)) {
+        if ($retriesDone >= $this->maxRetries) {
+            return null;
+        }
+        if (!in_array($status, self::RETRY_STATUSES, true)
+            && !($repeatable && in_array($status, self::RETRY_STATUSES_WHEN_REPEATABLE, true))) {
             return null;
         }
         $seconds = self::parseRetryAfter($retryAfter, $now);
@@ -81,11 +94,11 @@ final class RetryPolicy
         return $this->backoff($retriesDone);
     }
 
-    /** Exponential backoff with jitter: base * 2^n, capped, times a factor in [0.75, 1). */
+    /** Exponential backoff with jitter: base * 2^n, capped, times a factor in [0.5, 1). */
     public function backoff(int $retriesDone): float
     {
         $delay = min($this->maxDelay, $this->baseDelay * (2 ** min($retriesDone, 30)));
-        return $delay * (0.75 + 0.25 * ($this->random)());
+        return $delay * (0.5 + 0.5 * ($this->random)());
     }
 
     /**

@@ -18,6 +18,7 @@ use Market\NotFoundException;
 use Market\Page;
 use Market\PermissionException;
 use Market\RateLimitException;
+use Market\RequestInfo;
 use Market\ServerException;
 use Market\Tests\Support\FakeTransport;
 use PHPUnit\Framework\TestCase;
@@ -451,7 +452,7 @@ final class ClientTest extends TestCase
     {
         $t = new FakeTransport([new Response(502, ['content-type' => 'text/html', 'x-request-id' => 'gw1'], '<html>Bad Gateway</html>')]);
         try {
-            $this->client($t)->products->list();
+            $this->client($t, ['max_retries' => 0])->products->list();
             self::fail('no exception');
         } catch (ServerException $e) {
             self::assertSame(502, $e->getStatus());
@@ -475,5 +476,45 @@ final class ClientTest extends TestCase
                 self::assertSame(200, $e->getStatus());
             }
         }
+    }
+
+    public function testTheHookSeesEveryAttemptAndNeverTheKey(): void
+    {
+        $t = new FakeTransport([
+            new Response(502, ['content-type' => 'text/html', 'x-request-id' => 'gw1'], '<html>Bad Gateway</html>'),
+            new ConnectionException('could not reach the API: Connection reset by peer (curl error 56)', 56),
+            new ConnectionException('timed out (curl error 28)', 28),
+            self::ok(self::page(['prod_1'], null)),
+        ]);
+        $seen = [];
+        $c = $this->client($t, ['max_retries' => 3, 'on_response' => function (RequestInfo $i) use (&$seen): void {
+            $seen[] = $i;
+        }]);
+        $c->products->list(['limit' => 2]);
+        self::assertSame([
+            ['GET', '/v1/products?limit=2', 502, null, 'gw1', 1],
+            ['GET', '/v1/products?limit=2', null, 'could not reach the API: Connection reset by peer (curl error 56)', null, 2],
+            ['GET', '/v1/products?limit=2', null, 'timeout', null, 3],
+            ['GET', '/v1/products?limit=2', 200, null, 'req_ok', 4],
+        ], array_map(static fn (RequestInfo $i): array => [$i->method, $i->path, $i->status, $i->error, $i->requestId, $i->attempt], $seen));
+        foreach ($seen as $i) {
+            self::assertGreaterThanOrEqual(0.0, $i->durationMs);
+        }
+        $shown = print_r($seen, true) . var_export($seen, true) . serialize($seen) . json_encode($seen);
+        self::assertStringNotContainsString(self::KEY, $shown);
+        self::assertStringNotContainsString(substr(self::KEY, 8), $shown);
+        self::assertStringNotContainsStringIgnoringCase('bearer', $shown);
+        self::assertStringNotContainsStringIgnoringCase('authorization', $shown);
+    }
+
+    public function testAHookThatThrowsChangesNothingAndMustBeCallable(): void
+    {
+        $t = new FakeTransport([self::ok(self::page(['prod_1'], null))]);
+        $c = $this->client($t, ['on_response' => static function (): void {
+            throw new \RuntimeException('hook');
+        }]);
+        self::assertCount(1, $c->products->list()->data);
+        $this->expectException(InvalidArgumentException::class);
+        new Client(self::KEY, ['base_url' => self::BASE, 'on_response' => 'not a function at all']);
     }
 }

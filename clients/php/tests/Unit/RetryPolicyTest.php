@@ -38,26 +38,33 @@ final class RetryPolicyTest extends TestCase
     public function testOtherStatusesAreFinal(): void
     {
         $p = $this->policy();
-        foreach ([200, 201, 400, 401, 403, 404, 405, 408, 409, 410, 413, 415, 500, 502, 504] as $status) {
+        foreach ([200, 201, 400, 401, 403, 404, 405, 408, 409, 410, 413, 415, 500, 501] as $status) {
             self::assertNull($p->delayAfterStatus(0, $status, '1'), "status $status");
         }
+        // 502 and 504 (the gateway) only when repeating is safe; 429 and 503 always.
+        foreach ([502, 504] as $status) {
+            self::assertSame(1.0, $p->delayAfterStatus(0, $status, '1'), "status $status");
+            self::assertNull($p->delayAfterStatus(0, $status, '1', null, false), "status $status, not repeatable");
+        }
+        self::assertSame(1.0, $p->delayAfterStatus(0, 429, '1', null, false));
+        self::assertSame(1.0, $p->delayAfterStatus(0, 503, '1', null, false));
     }
 
     public function testWithoutAUsableRetryAfterTheDelayIsAnExponentialBackoff(): void
     {
         $p = $this->policy(5, 0.0);
-        self::assertSame(0.375, $p->delayAfterStatus(0, 503, null)); // 0.5 * 0.75
-        self::assertSame(0.75, $p->delayAfterStatus(1, 503, 'soon'));
-        self::assertSame(1.5, $p->delayAfterStatus(2, 429, ''));
+        self::assertSame(0.25, $p->delayAfterStatus(0, 503, null)); // 0.5 * 0.5
+        self::assertSame(0.5, $p->delayAfterStatus(1, 503, 'soon'));
+        self::assertSame(1.0, $p->delayAfterStatus(2, 429, ''));
         $hi = $this->policy(50, 0.999999);
         self::assertEqualsWithDelta(0.5, $hi->backoff(0), 0.0001);
         self::assertEqualsWithDelta(8.0, $hi->backoff(10), 0.0001, 'capped');
         self::assertEqualsWithDelta(8.0, $hi->backoff(40), 0.0001, 'no overflow');
-        // Jitter stays inside [0.75, 1) of the nominal delay.
+        // Jitter stays inside [0.5, 1) of the nominal delay.
         $real = new RetryPolicy(5);
         for ($i = 0; $i < 50; $i++) {
             $d = $real->backoff(2);
-            self::assertGreaterThanOrEqual(1.5, $d);
+            self::assertGreaterThanOrEqual(1.0, $d);
             self::assertLessThan(2.0, $d);
         }
     }
@@ -85,12 +92,12 @@ final class RetryPolicyTest extends TestCase
     public function testNetworkFailuresAreRetriedOnlyWhenRepeatingIsSafe(): void
     {
         $p = $this->policy(2, 0.0);
-        self::assertSame(0.375, $p->delayAfterNetworkError(0, 'GET', false));
-        self::assertSame(0.75, $p->delayAfterNetworkError(1, 'get', false));
+        self::assertSame(0.25, $p->delayAfterNetworkError(0, 'GET', false));
+        self::assertSame(0.5, $p->delayAfterNetworkError(1, 'get', false));
         self::assertNull($p->delayAfterNetworkError(2, 'GET', false));
         self::assertNotNull($p->delayAfterNetworkError(0, 'HEAD', false));
         self::assertNull($p->delayAfterNetworkError(0, 'POST', false), 'a POST without an Idempotency-Key could act twice');
-        self::assertSame(0.375, $p->delayAfterNetworkError(0, 'POST', true));
+        self::assertSame(0.25, $p->delayAfterNetworkError(0, 'POST', true));
         self::assertNull($p->delayAfterNetworkError(2, 'POST', true));
     }
 }
