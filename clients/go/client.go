@@ -311,6 +311,24 @@ type request struct {
 	idempotencyKey string
 }
 
+// answer is a pointer to what a call decodes: a result type with a LastResponse field.
+type answer[R any] interface {
+	*R
+	setLastResponse(*Response)
+}
+
+// call sends req as do does (an Idempotency-Key and a JSON body for a changing request)
+// and returns the decoded answer with its LastResponse set.
+func call[R any, P answer[R]](ctx context.Context, c *Client, req request) (*R, error) {
+	out := new(R)
+	resp, err := c.do(ctx, req, out)
+	if err != nil {
+		return nil, err
+	}
+	P(out).setLastResponse(resp)
+	return out, nil
+}
+
 // do sends req, retrying as the package documentation says, and decodes a 2xx answer
 // into out (which must have a LastResponse *Response field set by the caller from the
 // returned Response).

@@ -42,11 +42,5 @@ func (s *DownloadsService) CreateLink(ctx context.Context, id string, params *Li
 		}
 		req.idempotencyKey = params.IdempotencyKey
 	}
-	link := &DownloadLink{}
-	resp, err := s.c.do(ctx, req, link)
-	if err != nil {
-		return nil, err
-	}
-	link.LastResponse = resp
-	return link, nil
+	return call[DownloadLink](ctx, s.c, req)
 }

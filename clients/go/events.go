@@ -65,36 +65,14 @@ func formatTime(t time.Time) string {
 // (GET /v1/events), each exactly the payload that was (or will be) delivered.
 // params may be nil.
 func (s *EventsService) List(ctx context.Context, params *EventListParams) (*EventPage, error) {
-	page := &EventPage{}
-	resp, err := s.c.do(ctx, request{method: http.MethodGet, path: "/v1/events", query: params.values()}, page)
-	if err != nil {
-		return nil, err
-	}
-	page.LastResponse = resp
-	return page, nil
+	return getPage[EventPage](ctx, s.c, "/v1/events", params.values())
 }
 
 // All returns an iterator over every event params select, newest first, all pages
 // included, fetched lazily (no request is sent before the first Next). params may be
 // nil.
 func (s *EventsService) All(ctx context.Context, params *EventListParams) *EventIter {
-	var p EventListParams
-	if params != nil {
-		p = *params
-	}
-	it := &EventIter{}
-	it.p.ctx = ctx
-	it.p.cursor = p.Cursor
-	it.p.fetch = func(ctx context.Context, cursor string) ([]Event, string, *Response, error) {
-		q := p
-		q.Cursor = cursor
-		page, err := s.List(ctx, &q)
-		if err != nil {
-			return nil, "", nil, err
-		}
-		return page.Data, page.NextCursor, page.LastResponse, nil
-	}
-	return it
+	return &EventIter{p: walk[Event, EventPage](ctx, s.c, "/v1/events", params.values())}
 }
 
 // Get returns one event ("evt_...") with its Deliveries (GET /v1/events/:id). An event
@@ -103,11 +81,5 @@ func (s *EventsService) Get(ctx context.Context, id string) (*Event, error) {
 	if id == "" {
 		return nil, errors.New("market: Events.Get: empty event id")
 	}
-	ev := &Event{}
-	resp, err := s.c.do(ctx, request{method: http.MethodGet, path: "/v1/events/" + url.PathEscape(id)}, ev)
-	if err != nil {
-		return nil, err
-	}
-	ev.LastResponse = resp
-	return ev, nil
+	return call[Event](ctx, s.c, request{method: http.MethodGet, path: "/v1/events/" + url.PathEscape(id)})
 }

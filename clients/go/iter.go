@@ -3,6 +3,8 @@ package market
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/url"
 )
 
 // pager walks the pages of a listing lazily: fetch is called for the first page on the
@@ -49,6 +51,38 @@ func (p *pager[T]) next() bool {
 		p.started = true
 		p.items, p.i, p.cursor, p.last = items, 0, next, resp
 	}
+}
+
+// listPage is a pointer to a page of a listing of T: its items, the next cursor and
+// the answer.
+type listPage[Page, T any] interface {
+	answer[Page]
+	page() (items []T, next string, resp *Response)
+}
+
+// getPage GETs one page of the listing at path with the query values query.
+func getPage[Page any, P answer[Page]](ctx context.Context, c *Client, path string, query url.Values) (*Page, error) {
+	return call[Page, P](ctx, c, request{method: http.MethodGet, path: path, query: query})
+}
+
+// walk returns the pager of every item of the listing at path that query selects, all
+// pages included, fetched lazily: it starts from the query's cursor and asks for each
+// further page with the same query and that page's cursor.
+func walk[T, Page any, P listPage[Page, T]](ctx context.Context, c *Client, path string, query url.Values) pager[T] {
+	return pager[T]{ctx: ctx, cursor: query.Get("cursor"), fetch: func(ctx context.Context, cursor string) ([]T, string, *Response, error) {
+		q := url.Values{}
+		for name, values := range query {
+			q[name] = values
+		}
+		q.Del("cursor")
+		set(q, "cursor", cursor)
+		page, err := getPage[Page, P](ctx, c, path, q)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		items, next, resp := P(page).page()
+		return items, next, resp, nil
+	}}
 }
 
 // ProductIter iterates over every product of a listing, page after page, fetching each

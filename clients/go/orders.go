@@ -2,7 +2,6 @@ package market
 
 import (
 	"context"
-	"net/http"
 	"net/url"
 )
 
@@ -33,33 +32,11 @@ func (p *OrderListParams) values() url.Values {
 // List returns one page of the orders the key's account bought, newest first, each
 // with its items and download links (GET /v1/orders). params may be nil.
 func (s *OrdersService) List(ctx context.Context, params *OrderListParams) (*OrderPage, error) {
-	page := &OrderPage{}
-	resp, err := s.c.do(ctx, request{method: http.MethodGet, path: "/v1/orders", query: params.values()}, page)
-	if err != nil {
-		return nil, err
-	}
-	page.LastResponse = resp
-	return page, nil
+	return getPage[OrderPage](ctx, s.c, "/v1/orders", params.values())
 }
 
 // All returns an iterator over every order params select, all pages included, fetched
 // lazily. params may be nil.
 func (s *OrdersService) All(ctx context.Context, params *OrderListParams) *OrderIter {
-	var p OrderListParams
-	if params != nil {
-		p = *params
-	}
-	it := &OrderIter{}
-	it.p.ctx = ctx
-	it.p.cursor = p.Cursor
-	it.p.fetch = func(ctx context.Context, cursor string) ([]Order, string, *Response, error) {
-		q := p
-		q.Cursor = cursor
-		page, err := s.List(ctx, &q)
-		if err != nil {
-			return nil, "", nil, err
-		}
-		return page.Data, page.NextCursor, page.LastResponse, nil
-	}
-	return it
+	return &OrderIter{p: walk[Order, OrderPage](ctx, s.c, "/v1/orders", params.values())}
 }

@@ -66,36 +66,14 @@ func setInt(v url.Values, name string, n int) {
 
 // List returns one page of published products (GET /v1/products). params may be nil.
 func (s *ProductsService) List(ctx context.Context, params *ProductListParams) (*ProductPage, error) {
-	page := &ProductPage{}
-	resp, err := s.c.do(ctx, request{method: http.MethodGet, path: "/v1/products", query: params.values()}, page)
-	if err != nil {
-		return nil, err
-	}
-	page.LastResponse = resp
-	return page, nil
+	return getPage[ProductPage](ctx, s.c, "/v1/products", params.values())
 }
 
 // All returns an iterator over every product of the listing that params select, all
 // pages included, fetched lazily (no request is sent before the first Next). Limit
 // sets the page size; a Cursor starts the walk from that page. params may be nil.
 func (s *ProductsService) All(ctx context.Context, params *ProductListParams) *ProductIter {
-	var p ProductListParams
-	if params != nil {
-		p = *params
-	}
-	it := &ProductIter{}
-	it.p.ctx = ctx
-	it.p.cursor = p.Cursor
-	it.p.fetch = func(ctx context.Context, cursor string) ([]ProductSummary, string, *Response, error) {
-		q := p
-		q.Cursor = cursor
-		page, err := s.List(ctx, &q)
-		if err != nil {
-			return nil, "", nil, err
-		}
-		return page.Data, page.NextCursor, page.LastResponse, nil
-	}
-	return it
+	return &ProductIter{p: walk[ProductSummary, ProductPage](ctx, s.c, "/v1/products", params.values())}
 }
 
 // Get returns one published product with its licence tiers (GET /v1/products/:id).
@@ -104,11 +82,5 @@ func (s *ProductsService) Get(ctx context.Context, id string) (*Product, error) 
 	if id == "" {
 		return nil, errors.New("market: Products.Get: empty product id")
 	}
-	p := &Product{}
-	resp, err := s.c.do(ctx, request{method: http.MethodGet, path: "/v1/products/" + url.PathEscape(id)}, p)
-	if err != nil {
-		return nil, err
-	}
-	p.LastResponse = resp
-	return p, nil
+	return call[Product](ctx, s.c, request{method: http.MethodGet, path: "/v1/products/" + url.PathEscape(id)})
 }

@@ -36,13 +36,7 @@ func (s *SellersService) Get(ctx context.Context, id string, params *SellerParam
 	if id == "" {
 		return nil, errors.New("market: Sellers.Get: empty seller id")
 	}
-	seller := &Seller{}
-	resp, err := s.c.do(ctx, request{
+	return call[Seller](ctx, s.c, request{
 		method: http.MethodGet, path: "/v1/sellers/" + url.PathEscape(id), query: params.values(),
-	}, seller)
-	if err != nil {
-		return nil, err
-	}
-	seller.LastResponse = resp
-	return seller, nil
+	})
 }

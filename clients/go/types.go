@@ -161,6 +161,10 @@ type ProductPage struct {
 // HasMore reports whether there is a page after this one.
 func (p *ProductPage) HasMore() bool { return p.NextCursor != "" }
 
+func (p *ProductPage) page() ([]ProductSummary, string, *Response) {
+	return p.Data, p.NextCursor, p.LastResponse
+}
+
 // Product is one product with its licence tiers (GET /v1/products/:id).
 type Product struct {
 	ID          string `json:"id"`
@@ -285,6 +289,8 @@ type OrderPage struct {
 // HasMore reports whether there is a page after this one.
 func (p *OrderPage) HasMore() bool { return p.NextCursor != "" }
 
+func (p *OrderPage) page() ([]Order, string, *Response) { return p.Data, p.NextCursor, p.LastResponse }
+
 // DownloadLink is a freshly minted download link (POST /v1/downloads/:id/link).
 type DownloadLink struct {
 	// Object is "download_link".
@@ -330,6 +336,10 @@ type WebhookSubscriptionPage struct {
 
 // HasMore reports whether there is a page after this one.
 func (p *WebhookSubscriptionPage) HasMore() bool { return p.NextCursor != "" }
+
+func (p *WebhookSubscriptionPage) page() ([]WebhookSubscription, string, *Response) {
+	return p.Data, p.NextCursor, p.LastResponse
+}
 
 // DeletedWebhookSubscription is the answer of Webhooks.Delete.
 type DeletedWebhookSubscription struct {
@@ -417,6 +427,8 @@ type EventPage struct {
 // HasMore reports whether there is a page after this one.
 func (p *EventPage) HasMore() bool { return p.NextCursor != "" }
 
+func (p *EventPage) page() ([]Event, string, *Response) { return p.Data, p.NextCursor, p.LastResponse }
+
 // EventData is the data object of an event. Which fields are set depends on the type:
 //
 //	sale.completed, sale.refunded: Order, Product, Tier, Amount, Currency
@@ -462,3 +474,15 @@ func Bool(b bool) *bool { return &b }
 
 // Int returns a pointer to n, for RotateSecretParams.ExpireOldIn.
 func Int(n int) *int { return &n }
+
+// setLastResponse lets call set the LastResponse of what it decodes.
+func (r *ProductPage) setLastResponse(resp *Response)                { r.LastResponse = resp }
+func (r *Product) setLastResponse(resp *Response)                    { r.LastResponse = resp }
+func (r *Seller) setLastResponse(resp *Response)                     { r.LastResponse = resp }
+func (r *OrderPage) setLastResponse(resp *Response)                  { r.LastResponse = resp }
+func (r *DownloadLink) setLastResponse(resp *Response)               { r.LastResponse = resp }
+func (r *WebhookSubscription) setLastResponse(resp *Response)        { r.LastResponse = resp }
+func (r *WebhookSubscriptionPage) setLastResponse(resp *Response)    { r.LastResponse = resp }
+func (r *DeletedWebhookSubscription) setLastResponse(resp *Response) { r.LastResponse = resp }
+func (r *Event) setLastResponse(resp *Response)                      { r.LastResponse = resp }
+func (r *EventPage) setLastResponse(resp *Response)                  { r.LastResponse = resp }

@@ -39,18 +39,12 @@ func (s *WebhooksService) Create(ctx context.Context, params *WebhookParams) (*W
 	if params == nil {
 		return nil, errors.New("market: Webhooks.Create: params with a URL are required")
 	}
-	sub := &WebhookSubscription{}
-	resp, err := s.c.do(ctx, request{
+	return call[WebhookSubscription](ctx, s.c, request{
 		method:         http.MethodPost,
 		path:           "/v1/webhooks",
 		body:           webhookBody{URL: params.URL, Events: params.Events, Description: params.Description},
 		idempotencyKey: params.IdempotencyKey,
-	}, sub)
-	if err != nil {
-		return nil, err
-	}
-	sub.LastResponse = resp
-	return sub, nil
+	})
 }
 
 // WebhookListParams are the query parameters of GET /v1/webhooks. Zero values are left
@@ -75,36 +69,14 @@ func (p *WebhookListParams) values() url.Values {
 // List returns one page of the subscriptions of the key's account and mode, newest
 // first (GET /v1/webhooks), without their secrets. params may be nil.
 func (s *WebhooksService) List(ctx context.Context, params *WebhookListParams) (*WebhookSubscriptionPage, error) {
-	page := &WebhookSubscriptionPage{}
-	resp, err := s.c.do(ctx, request{method: http.MethodGet, path: "/v1/webhooks", query: params.values()}, page)
-	if err != nil {
-		return nil, err
-	}
-	page.LastResponse = resp
-	return page, nil
+	return getPage[WebhookSubscriptionPage](ctx, s.c, "/v1/webhooks", params.values())
 }
 
 // All returns an iterator over every subscription, all pages included, fetched lazily
 // (no request is sent before the first Next). Limit sets the page size; a Cursor
 // starts the walk from that page. params may be nil.
 func (s *WebhooksService) All(ctx context.Context, params *WebhookListParams) *WebhookSubscriptionIter {
-	var p WebhookListParams
-	if params != nil {
-		p = *params
-	}
-	it := &WebhookSubscriptionIter{}
-	it.p.ctx = ctx
-	it.p.cursor = p.Cursor
-	it.p.fetch = func(ctx context.Context, cursor string) ([]WebhookSubscription, string, *Response, error) {
-		q := p
-		q.Cursor = cursor
-		page, err := s.List(ctx, &q)
-		if err != nil {
-			return nil, "", nil, err
-		}
-		return page.Data, page.NextCursor, page.LastResponse, nil
-	}
-	return it
+	return &WebhookSubscriptionIter{p: walk[WebhookSubscription, WebhookSubscriptionPage](ctx, s.c, "/v1/webhooks", params.values())}
 }
 
 // subscriptionPath is the path of subscription id, escaped, followed by suffix.
@@ -119,13 +91,7 @@ func (s *WebhooksService) Get(ctx context.Context, id string) (*WebhookSubscript
 	if id == "" {
 		return nil, errors.New("market: Webhooks.Get: empty subscription id")
 	}
-	sub := &WebhookSubscription{}
-	resp, err := s.c.do(ctx, request{method: http.MethodGet, path: subscriptionPath(id, "")}, sub)
-	if err != nil {
-		return nil, err
-	}
-	sub.LastResponse = resp
-	return sub, nil
+	return call[WebhookSubscription](ctx, s.c, request{method: http.MethodGet, path: subscriptionPath(id, "")})
 }
 
 // WebhookUpdateParams are the inputs of POST /v1/webhooks/:id: the fields to change.
@@ -169,13 +135,7 @@ func (s *WebhooksService) Update(ctx context.Context, id string, params *Webhook
 		}
 		req.idempotencyKey = params.IdempotencyKey
 	}
-	sub := &WebhookSubscription{}
-	resp, err := s.c.do(ctx, req, sub)
-	if err != nil {
-		return nil, err
-	}
-	sub.LastResponse = resp
-	return sub, nil
+	return call[WebhookSubscription](ctx, s.c, req)
 }
 
 // WebhookDeleteParams are the options of DELETE /v1/webhooks/:id.
@@ -197,13 +157,7 @@ func (s *WebhooksService) Delete(ctx context.Context, id string, params *Webhook
 	if params != nil {
 		req.idempotencyKey = params.IdempotencyKey
 	}
-	del := &DeletedWebhookSubscription{}
-	resp, err := s.c.do(ctx, req, del)
-	if err != nil {
-		return nil, err
-	}
-	del.LastResponse = resp
-	return del, nil
+	return call[DeletedWebhookSubscription](ctx, s.c, req)
 }
 
 // RotateSecretParams are the inputs of POST /v1/webhooks/:id/rotate_secret.
@@ -238,13 +192,7 @@ func (s *WebhooksService) RotateSecret(ctx context.Context, id string, params *R
 		}
 		req.idempotencyKey = params.IdempotencyKey
 	}
-	sub := &WebhookSubscription{}
-	resp, err := s.c.do(ctx, req, sub)
-	if err != nil {
-		return nil, err
-	}
-	sub.LastResponse = resp
-	return sub, nil
+	return call[WebhookSubscription](ctx, s.c, req)
 }
 
 // WebhookTestParams are the options of POST /v1/webhooks/:id/test.
@@ -267,11 +215,5 @@ func (s *WebhooksService) Test(ctx context.Context, id string, params *WebhookTe
 	if params != nil {
 		req.idempotencyKey = params.IdempotencyKey
 	}
-	ev := &Event{}
-	resp, err := s.c.do(ctx, req, ev)
-	if err != nil {
-		return nil, err
-	}
-	ev.LastResponse = resp
-	return ev, nil
+	return call[Event](ctx, s.c, req)
 }
