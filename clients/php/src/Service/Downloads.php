@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Market\Service;
 
+use Market\Internal\Params;
 use Market\Internal\Query;
 use Market\Internal\Requestor;
 use Market\MarketException;
@@ -36,9 +37,7 @@ final class Downloads
      */
     public function createLink(string $id, array $params = []): DownloadLink
     {
-        $key = $params['idempotency_key'] ?? null;
-        unset($params['idempotency_key']);
-        $body = array_filter($params, static fn ($v) => $v !== null);
+        [$body, $key] = Params::change($params);
         return $this->requestor->post('/v1/downloads/' . Query::segment('download id', $id) . '/link', $body === [] ? null : $body, $key)
             ->to([DownloadLink::class, 'fromArray']);
     }

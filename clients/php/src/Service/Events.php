@@ -7,6 +7,7 @@ namespace Market\Service;
 use DateTimeInterface;
 use Generator;
 use Market\Internal\Query;
+use Market\Internal\Listing;
 use Market\Internal\Requestor;
 use Market\MarketException;
 use Market\Model\Event;
@@ -19,6 +20,8 @@ use Market\Page;
  */
 final class Events
 {
+    use Listing;
+
     /** @internal */
     public function __construct(private readonly Requestor $requestor)
     {
@@ -43,8 +46,7 @@ final class Events
      */
     public function list(array $params = []): Page
     {
-        return $this->requestor->get('/v1/events', $params)
-            ->to(static fn (array $a, $info) => Page::fromArray($a, [Event::class, 'fromArray'], $info));
+        return $this->listPage('/v1/events', $params, [Event::class, 'fromArray']);
     }
 
     /**
@@ -57,13 +59,7 @@ final class Events
      */
     public function all(array $params = []): Generator
     {
-        do {
-            $page = $this->list($params);
-            foreach ($page->data as $item) {
-                yield $item; // not "yield from": keys must run on across pages
-            }
-            $params['cursor'] = $page->nextCursor;
-        } while ($page->nextCursor !== null);
+        return $this->listAll($params);
     }
 
     /**

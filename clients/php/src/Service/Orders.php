@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace Market\Service;
 
 use Generator;
+use Market\Internal\Listing;
 use Market\Internal\Requestor;
 use Market\MarketException;
 use Market\Model\Order;
@@ -15,6 +16,8 @@ use Market\Page;
  */
 final class Orders
 {
+    use Listing;
+
     /** @internal */
     public function __construct(private readonly Requestor $requestor)
     {
@@ -33,8 +36,7 @@ final class Orders
      */
     public function list(array $params = []): Page
     {
-        return $this->requestor->get('/v1/orders', $params)
-            ->to(static fn (array $a, $info) => Page::fromArray($a, [Order::class, 'fromArray'], $info));
+        return $this->listPage('/v1/orders', $params, [Order::class, 'fromArray']);
     }
 
     /**
@@ -46,12 +48,6 @@ final class Orders
      */
     public function all(array $params = []): Generator
     {
-        do {
-            $page = $this->list($params);
-            foreach ($page->data as $item) {
-                yield $item; // not "yield from": keys must run on across pages
-            }
-            $params['cursor'] = $page->nextCursor;
-        } while ($page->nextCursor !== null);
+        return $this->listAll($params);
     }
 }

@@ -6,6 +6,7 @@ namespace Market\Service;
 
 use Generator;
 use Market\Internal\Query;
+use Market\Internal\Listing;
 use Market\Internal\Requestor;
 use Market\MarketException;
 use Market\Model\Product;
@@ -17,6 +18,8 @@ use Market\Page;
  */
 final class Products
 {
+    use Listing;
+
     /** @internal */
     public function __construct(private readonly Requestor $requestor)
     {
@@ -42,8 +45,7 @@ final class Products
      */
     public function list(array $params = []): Page
     {
-        return $this->requestor->get('/v1/products', $params)
-            ->to(static fn (array $a, $info) => Page::fromArray($a, [ProductSummary::class, 'fromArray'], $info));
+        return $this->listPage('/v1/products', $params, [ProductSummary::class, 'fromArray']);
     }
 
     /**
@@ -56,13 +58,7 @@ final class Products
      */
     public function all(array $params = []): Generator
     {
-        do {
-            $page = $this->list($params);
-            foreach ($page->data as $item) {
-                yield $item; // not "yield from": keys must run on across pages
-            }
-            $params['cursor'] = $page->nextCursor;
-        } while ($page->nextCursor !== null);
+        return $this->listAll($params);
     }
 
     /**

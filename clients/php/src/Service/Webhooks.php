@@ -5,6 +5,8 @@ declare(strict_types=1);
 namespace Market\Service;
 
 use Generator;
+use Market\Internal\Listing;
+use Market\Internal\Params;
 use Market\Internal\Query;
 use Market\Internal\Requestor;
 use Market\MarketException;
@@ -22,6 +24,8 @@ use Market\Page;
  */
 final class Webhooks
 {
+    use Listing;
+
     /** @internal */
     public function __construct(private readonly Requestor $requestor)
     {
@@ -46,9 +50,7 @@ final class Webhooks
      */
     public function create(array $params): WebhookSubscription
     {
-        $key = $params['idempotency_key'] ?? null;
-        unset($params['idempotency_key']);
-        $body = array_filter($params, static fn ($v) => $v !== null);
+        [$body, $key] = Params::change($params);
         return $this->requestor->post('/v1/webhooks', $body, $key)
             ->to([WebhookSubscription::class, 'fromArray']);
     }
@@ -66,8 +68,7 @@ final class Webhooks
      */
     public function list(array $params = []): Page
     {
-        return $this->requestor->get('/v1/webhooks', $params)
-            ->to(static fn (array $a, $info) => Page::fromArray($a, [WebhookSubscription::class, 'fromArray'], $info));
+        return $this->listPage('/v1/webhooks', $params, [WebhookSubscription::class, 'fromArray']);
     }
 
     /**
@@ -79,13 +80,7 @@ final class Webhooks
      */
     public function all(array $params = []): Generator
     {
-        do {
-            $page = $this->list($params);
-            foreach ($page->data as $item) {
-                yield $item; // not "yield from": keys must run on across pages
-            }
-            $params['cursor'] = $page->nextCursor;
-        } while ($page->nextCursor !== null);
+        return $this->listAll($params);
     }
 
     /**
@@ -117,9 +112,7 @@ final class Webhooks
     public function update(string $id, array $params = []): WebhookSubscription
     {
         $path = '/v1/webhooks/' . Query::segment('webhook subscription id', $id);
-        $key = $params['idempotency_key'] ?? null;
-        unset($params['idempotency_key']);
-        $body = array_filter($params, static fn ($v) => $v !== null);
+        [$body, $key] = Params::change($params);
         return $this->requestor->post($path, $body, $key)
             ->to([WebhookSubscription::class, 'fromArray']);
     }
@@ -138,9 +131,7 @@ final class Webhooks
     public function delete(string $id, array $params = []): DeletedWebhookSubscription
     {
         $path = '/v1/webhooks/' . Query::segment('webhook subscription id', $id);
-        $key = $params['idempotency_key'] ?? null;
-        unset($params['idempotency_key']);
-        $body = array_filter($params, static fn ($v) => $v !== null);
+        [$body, $key] = Params::change($params);
         return $this->requestor->delete($path, $body === [] ? null : $body, $key)
             ->to([DeletedWebhookSubscription::class, 'fromArray']);
     }
@@ -162,9 +153,7 @@ final class Webhooks
     public function rotateSecret(string $id, array $params = []): WebhookSubscription
     {
         $path = '/v1/webhooks/' . Query::segment('webhook subscription id', $id) . '/rotate_secret';
-        $key = $params['idempotency_key'] ?? null;
-        unset($params['idempotency_key']);
-        $body = array_filter($params, static fn ($v) => $v !== null);
+        [$body, $key] = Params::change($params);
         return $this->requestor->post($path, $body === [] ? null : $body, $key)
             ->to([WebhookSubscription::class, 'fromArray']);
     }
@@ -184,9 +173,7 @@ final class Webhooks
     public function test(string $id, array $params = []): Event
     {
         $path = '/v1/webhooks/' . Query::segment('webhook subscription id', $id) . '/test';
-        $key = $params['idempotency_key'] ?? null;
-        unset($params['idempotency_key']);
-        $body = array_filter($params, static fn ($v) => $v !== null);
+        [$body, $key] = Params::change($params);
         return $this->requestor->post($path, $body === [] ? null : $body, $key)
             ->to([Event::class, 'fromArray']);
     }
