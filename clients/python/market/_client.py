@@ -8,7 +8,7 @@ import os
 import ssl
 import time
 from decimal import Decimal
-from typing import Any, Callable, Iterator, List, Literal, Optional, Sequence, Union
+from typing import Any, Callable, Iterator, List, Literal, Optional, Sequence, Tuple, TypeVar, Union
 
 from ._http import RequestInfo, Response, Transport, format_timestamp, path_segment
 from ._models import (
@@ -30,6 +30,8 @@ OrderStatus = Literal["paid", "refunded"]
 EventKind = Literal["sale.completed", "sale.refunded", "review.created", "payout.sent"]
 EventType = Literal["sale.completed", "sale.refunded", "review.created", "payout.sent", "webhook.test"]
 DateTime = Union[_dt.datetime, str]
+T = TypeVar("T")
+A = TypeVar("A")
 
 DEFAULT_MAX_RETRIES = 2
 DEFAULT_TIMEOUT = 30.0
@@ -41,6 +43,11 @@ class _Resource:
 
     def __repr__(self) -> str:
         return f"<{self.__class__.__name__} of {self._t.base_url}>"
+
+    def _page(self, path: str, query: List[Tuple[str, Any]], item: Callable[[Any], T]) -> Page[T]:
+        """One page of the listing at ``path`` (GET with ``query``), each item made by ``item``."""
+        resp = self._t.request("GET", path, query=query)
+        return _answered(Page.from_json(resp.data, item), resp)
 
 
 class Products(_Resource):
@@ -67,10 +74,9 @@ class Products(_Resource):
         (1..100, default 20) and ``cursor`` (a page's ``next_cursor``). Parameters left at
         None are not sent.
         """
-        resp = self._t.request(
-            "GET",
+        return self._page(
             "/v1/products",
-            query=[
+            [
                 ("category", category),
                 ("q", q),
                 ("seller", seller),
@@ -80,10 +86,8 @@ class Products(_Resource):
                 ("limit", limit),
                 ("cursor", cursor),
             ],
+            ProductListItem.from_json,
         )
-        page = Page.from_json(resp.data, ProductListItem.from_json)
-        page.rate_limit, page.request_id = resp.rate_limit, resp.request_id
-        return page
 
     def all(
         self,
@@ -113,9 +117,7 @@ class Products(_Resource):
     def get(self, id: str) -> Product:
         """One published product with its licence tiers; :class:`NotFoundError` if none."""
         resp = self._t.request("GET", f"/v1/products/{path_segment('id', id)}")
-        product = Product.from_json(resp.data)
-        product.rate_limit, product.request_id = resp.rate_limit, resp.request_id
-        return product
+        return _answered(Product.from_json(resp.data), resp)
 
 
 class Sellers(_Resource):
@@ -143,10 +145,7 @@ class Orders(_Resource):
 
         ``status``: ``paid`` or ``refunded`` (both when None); ``limit`` 1..100; ``cursor``.
         """
-        resp = self._t.request("GET", "/v1/orders", query=[("status", status), ("limit", limit), ("cursor", cursor)])
-        page = Page.from_json(resp.data, Order.from_json)
-        page.rate_limit, page.request_id = resp.rate_limit, resp.request_id
-        return page
+        return self._page("/v1/orders", [("status", status), ("limit", limit), ("cursor", cursor)], Order.from_json)
 
     def all(
         self, *, status: Optional[OrderStatus] = None, limit: Optional[int] = None, cursor: Optional[str] = None
@@ -175,9 +174,7 @@ class Downloads(_Resource):
         resp = self._t.request(
             "POST", f"/v1/downloads/{path_segment('id', id)}/link", json_body=body, idempotency_key=idempotency_key
         )
-        link = DownloadLink.from_json(resp.data)
-        link.rate_limit, link.request_id = resp.rate_limit, resp.request_id
-        return link
+        return _answered(DownloadLink.from_json(resp.data), resp)
 
 
 class Webhooks(_Resource):
@@ -214,10 +211,7 @@ class Webhooks(_Resource):
         ``limit`` 1..100 (default 20); ``cursor``: a page's ``next_cursor``. The secrets are
         not shown (``secret`` is None).
         """
-        resp = self._t.request("GET", "/v1/webhooks", query=[("limit", limit), ("cursor", cursor)])
-        page = Page.from_json(resp.data, WebhookSubscription.from_json)
-        page.rate_limit, page.request_id = resp.rate_limit, resp.request_id
-        return page
+        return self._page("/v1/webhooks", [("limit", limit), ("cursor", cursor)], WebhookSubscription.from_json)
 
     def all(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Iterator[WebhookSubscription]:
         """Every subscription of every page, as a generator fetching pages lazily."""
@@ -267,9 +261,7 @@ class Webhooks(_Resource):
         generated for the call) and so get the first answer again.
         """
         resp = self._t.request("DELETE", f"/v1/webhooks/{path_segment('id', id)}", idempotency_key=idempotency_key)
-        deleted = DeletedWebhookSubscription.from_json(resp.data)
-        deleted.rate_limit, deleted.request_id = resp.rate_limit, resp.request_id
-        return deleted
+        return _answered(DeletedWebhookSubscription.from_json(resp.data), resp)
 
     def rotate_secret(
         self, id: str, *, expire_old_in: Optional[int] = None, idempotency_key: Optional[str] = None
@@ -302,9 +294,7 @@ class Webhooks(_Resource):
         resp = self._t.request(
             "POST", f"/v1/webhooks/{path_segment('id', id)}/test", idempotency_key=idempotency_key
         )
-        event = Event.from_json(resp.data)
-        event.rate_limit, event.request_id = resp.rate_limit, resp.request_id
-        return event
+        return _answered(Event.from_json(resp.data), resp)
 
 
 class Events(_Resource):
@@ -328,20 +318,17 @@ class Events(_Resource):
         is taken as UTC) or an RFC 3339 string sent as it is. ``limit`` 1..100; ``cursor``
         (a cursor holds the filters it was made with: pass the same ones).
         """
-        resp = self._t.request(
-            "GET",
+        return self._page(
             "/v1/events",
-            query=[
+            [
                 ("type", type),
                 ("created_gte", format_timestamp("created_gte", created_gte)),
                 ("created_lt", format_timestamp("created_lt", created_lt)),
                 ("limit", limit),
                 ("cursor", cursor),
             ],
+            Event.from_json,
         )
-        page = Page.from_json(resp.data, Event.from_json)
-        page.rate_limit, page.request_id = resp.rate_limit, resp.request_id
-        return page
 
     def all(
         self,
@@ -364,9 +351,7 @@ class Events(_Resource):
     def get(self, id: str) -> EventDetail:
         """One event (``evt_...``) with its ``deliveries``; :class:`NotFoundError` if none."""
         resp = self._t.request("GET", f"/v1/events/{path_segment('id', id)}")
-        event = EventDetail.from_json(resp.data)
-        event.rate_limit, event.request_id = resp.rate_limit, resp.request_id
-        return event
+        return _answered(EventDetail.from_json(resp.data), resp)
 
 
 def _event_kinds(events: Sequence[EventKind]) -> List[str]:
@@ -375,10 +360,14 @@ def _event_kinds(events: Sequence[EventKind]) -> List[str]:
     return [e for e in events]
 
 
+def _answered(answer: A, resp: Response) -> A:
+    """``answer`` with the ``rate_limit`` and ``request_id`` of the response it was read from."""
+    answer.rate_limit, answer.request_id = resp.rate_limit, resp.request_id  # type: ignore[attr-defined]
+    return answer
+
+
 def _subscription(resp: Response) -> WebhookSubscription:
-    sub = WebhookSubscription.from_json(resp.data)
-    sub.rate_limit, sub.request_id = resp.rate_limit, resp.request_id
-    return sub
+    return _answered(WebhookSubscription.from_json(resp.data), resp)
 
 
 def _walk(fetch: Callable[[Optional[str]], Page], cursor: Optional[str]) -> Iterator:
