@@ -9,9 +9,9 @@
 
 /* The catalogue routes read one statement each and nothing else, so that statement can
  * travel to PostgreSQL with the key check in one round trip, and a repeat can be answered
- * from the worker's page cache (main.c). Their work is split in two: plan checks the
+ * from the worker's page cache (serve.c). Their work is split in two: plan checks the
  * input and names the statement and its parameters, or answers 400/404 itself and
- * returns false (main.c still checks the key first, so 401 and 429 win); render writes
+ * returns false (serve.c still checks the key first, so 401 and 429 win); render writes
  * the answer from the statement's result. Both run with r->caller.mode known. */
 #define READ_MAX_PARAMS 12
 

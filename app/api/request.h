@@ -32,8 +32,8 @@ typedef struct {
     uint8_t secret_key[SHA256_LEN]; /* encryption key of webhook secrets at rest */
     uint8_t idem_key[SHA256_LEN];   /* encryption key of stored idempotent responses */
     const char *files_prefix;       /* path of MARKET_DOWNLOAD_BASE_URL, e.g. "/files" */
-    struct ring_cache *pages;       /* recent catalogue answers (main.c) */
-    /* Moves on whenever a catalogue write is notified (main.c): what a worker keeps of the
+    struct ring_cache *pages;       /* recent catalogue answers (serve.c) */
+    /* Moves on whenever a catalogue write is notified (serve.c): what a worker keeps of the
      * catalogue beside its pages (seller_get.c's counts) is valid for one generation. */
     unsigned long catalogue_generation;
     struct replica *replica; /* MARKET_DB_READ for catalogue reads, or NULL */
