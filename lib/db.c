@@ -410,9 +410,9 @@ static void connect_deadline_per_host(db *d)
 }
 
 /* True when the socket is ready for what libpq waits for, without waiting. */
-static bool socket_ready(PGconn *c, PostgresPollingStatusType state)
+static bool socket_ready(PGconn *pg, PostgresPollingStatusType state)
 {
-    struct pollfd p = {.fd = PQsocket(c),
+    struct pollfd p = {.fd = PQsocket(pg),
                        .events = state == PGRES_POLLING_READING ? POLLIN : POLLOUT};
     return p.fd >= 0 && poll(&p, 1, 0) > 0;
 }
@@ -551,10 +551,10 @@ static void cancel_statement(db *d)
  * its result is then an error with SQLSTATE 57014. False when the connection failed. */
 static bool await_result(db *d)
 {
-    PGconn *c = d->conn;
-    while (PQisBusy(c)) {
+    PGconn *pg = d->conn;
+    while (PQisBusy(pg)) {
         bool watching = d->watch_fd >= 0 && !d->watch_fired;
-        struct pollfd p[2] = {{.fd = PQsocket(c), .events = POLLIN},
+        struct pollfd p[2] = {{.fd = PQsocket(pg), .events = POLLIN},
                               {.fd = d->watch_fd, .events = POLLRDHUP}};
         if (poll(p, watching ? 2 : 1, -1) < 0) {
             if (errno == EINTR)
@@ -565,7 +565,7 @@ static bool await_result(db *d)
             d->watch_fired = true;
             cancel_statement(d);
         }
-        if (p[0].revents != 0 && !PQconsumeInput(c))
+        if (p[0].revents != 0 && !PQconsumeInput(pg))
             return false;
     }
     return true;
@@ -574,17 +574,17 @@ static bool await_result(db *d)
 /* The statement's result, as PQexecPrepared gives it, but waited for by await_result. */
 static PGresult *exec_watched(db *d, db_stmt *stmt, const char *const *params)
 {
-    PGconn *c = d->conn;
-    if (!PQsendQueryPrepared(c, stmt->name, stmt->nparams, params, NULL, NULL, 0))
-        return PQmakeEmptyPGresult(c, PGRES_FATAL_ERROR); /* db_checked sees the connection */
+    PGconn *pg = d->conn;
+    if (!PQsendQueryPrepared(pg, stmt->name, stmt->nparams, params, NULL, NULL, 0))
+        return PQmakeEmptyPGresult(pg, PGRES_FATAL_ERROR); /* db_checked sees the connection */
     PGresult *kept = NULL, *res;
-    while (await_result(d) && (res = PQgetResult(c)) != NULL) {
+    while (await_result(d) && (res = PQgetResult(pg)) != NULL) {
         if (kept == NULL)
             kept = res;
         else
             PQclear(res); /* one statement, one result: PQexec too keeps one */
     }
-    return kept != NULL ? kept : PQmakeEmptyPGresult(c, PGRES_FATAL_ERROR);
+    return kept != NULL ? kept : PQmakeEmptyPGresult(pg, PGRES_FATAL_ERROR);
 }
 
 static PGresult *db_exec_once(db *d, db_stmt *stmt, const char *const *params)
@@ -777,26 +777,26 @@ static bool db_pipeline_run(db *d, int n, db_stmt *const *stmts, const char *con
         if (out[i] == NULL)
             sent_index[nsent++] = i;
     }
-    PGconn *c = d->conn;
-    if (!PQenterPipelineMode(c)) {
-        log_error("cannot enter pipeline mode: %s", PQerrorMessage(c));
+    PGconn *pg = d->conn;
+    if (!PQenterPipelineMode(pg)) {
+        log_error("cannot enter pipeline mode: %s", PQerrorMessage(pg));
         return false;
     }
     bool sent = true;
     for (int k = 0; k < nsent && sent; k++) {
         int i = sent_index[k];
         sent =
-            PQsendQueryPrepared(c, stmts[i]->name, stmts[i]->nparams, params[i], NULL, NULL, 0) &&
-            PQpipelineSync(c);
+            PQsendQueryPrepared(pg, stmts[i]->name, stmts[i]->nparams, params[i], NULL, NULL, 0) &&
+            PQpipelineSync(pg);
     }
-    sent = sent && PQflush(c) == 0;
+    sent = sent && PQflush(pg) == 0;
 
     /* Each statement answers with its result, a NULL, then the Sync's own result. */
     int syncs = 0;
     while (sent && syncs < nsent && await_result(d)) {
-        PGresult *res = PQgetResult(c);
+        PGresult *res = PQgetResult(pg);
         if (res == NULL) {
-            if (PQstatus(c) != CONNECTION_OK)
+            if (PQstatus(pg) != CONNECTION_OK)
                 break;
             continue;
         }
@@ -812,15 +812,15 @@ static bool db_pipeline_run(db *d, int n, db_stmt *const *stmts, const char *con
     bool read_only = false;
     for (int i = 0; i < n; i++)
         read_only = read_only || (out[i] != NULL && read_only_node(out[i]));
-    if (read_only && syncs == nsent && PQexitPipelineMode(c)) {
+    if (read_only && syncs == nsent && PQexitPipelineMode(pg)) {
         clear_results(n, out);
         drop_read_only(d);
         return false;
     }
-    if (syncs < nsent || !PQexitPipelineMode(c) || PQstatus(c) != CONNECTION_OK) {
+    if (syncs < nsent || !PQexitPipelineMode(pg) || PQstatus(pg) != CONNECTION_OK) {
         clear_results(n, out);
         if (!d->down && !d->fail_fast)
-            log_error("database connection lost: %s", PQerrorMessage(c));
+            log_error("database connection lost: %s", PQerrorMessage(pg));
         d->down = true;
         db_disconnect(d);
         return false;
@@ -873,10 +873,10 @@ bool db_send(db *d, db_stmt *stmt, const char *const *params)
 typedef enum { WAIT_READY, WAIT_TIMEOUT, WAIT_FAILED } wait_outcome;
 
 /* Waits until libpq has a whole result to give, for at most timeout_ms (< 0: no limit). */
-static wait_outcome wait_result(PGconn *c, int timeout_ms)
+static wait_outcome wait_result(PGconn *pg, int timeout_ms)
 {
     long long deadline = clock_ms() + timeout_ms;
-    while (PQisBusy(c)) {
+    while (PQisBusy(pg)) {
         int wait = -1;
         if (timeout_ms >= 0) {
             long long left = deadline - clock_ms();
@@ -884,8 +884,8 @@ static wait_outcome wait_result(PGconn *c, int timeout_ms)
                 return WAIT_TIMEOUT;
             wait = (int)left;
         }
-        struct pollfd p = {.fd = PQsocket(c), .events = POLLIN};
-        if (p.fd < 0 || (poll(&p, 1, wait) < 0 && errno != EINTR) || !PQconsumeInput(c))
+        struct pollfd p = {.fd = PQsocket(pg), .events = POLLIN};
+        if (p.fd < 0 || (poll(&p, 1, wait) < 0 && errno != EINTR) || !PQconsumeInput(pg))
             return WAIT_FAILED;
     }
     return WAIT_READY;

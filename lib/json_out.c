@@ -6,68 +6,68 @@
 
 #include "money.h"
 
-void jw_init(json_writer *jw, buf *out)
+void jw_init(json_writer *j, buf *out)
 {
-    jw->out = out;
-    jw->depth = 0;
-    jw->first[0] = true;
-    jw->after_key = false;
+    j->out = out;
+    j->depth = 0;
+    j->first[0] = true;
+    j->after_key = false;
 }
 
 /* Writes the separator a new value needs at the current depth. */
-static void jw_separate(json_writer *jw)
+static void jw_separate(json_writer *j)
 {
-    if (jw->after_key) {
-        jw->after_key = false;
+    if (j->after_key) {
+        j->after_key = false;
         return;
     }
-    if (!jw->first[jw->depth])
-        buf_putc(jw->out, ',');
-    jw->first[jw->depth] = false;
+    if (!j->first[j->depth])
+        buf_putc(j->out, ',');
+    j->first[j->depth] = false;
 }
 
-static void jw_open(json_writer *jw, char c)
+static void jw_open(json_writer *j, char c)
 {
-    jw_separate(jw);
-    buf_putc(jw->out, c);
-    if (jw->depth + 1 >= JW_MAX_DEPTH)
+    jw_separate(j);
+    buf_putc(j->out, c);
+    if (j->depth + 1 >= JW_MAX_DEPTH)
         abort(); /* responses are shallow: deeper means a programming error */
-    jw->depth++;
-    jw->first[jw->depth] = true;
+    j->depth++;
+    j->first[j->depth] = true;
 }
 
-static void jw_close(json_writer *jw, char c)
+static void jw_close(json_writer *j, char c)
 {
-    buf_putc(jw->out, c);
-    jw->depth--;
+    buf_putc(j->out, c);
+    j->depth--;
 }
 
-void jw_object_begin(json_writer *jw)
+void jw_object_begin(json_writer *j)
 {
-    jw_open(jw, '{');
+    jw_open(j, '{');
 }
 
-void jw_object_end(json_writer *jw)
+void jw_object_end(json_writer *j)
 {
-    jw_close(jw, '}');
+    jw_close(j, '}');
 }
 
-void jw_array_begin(json_writer *jw)
+void jw_array_begin(json_writer *j)
 {
-    jw_open(jw, '[');
+    jw_open(j, '[');
 }
 
-void jw_array_end(json_writer *jw)
+void jw_array_end(json_writer *j)
 {
-    jw_close(jw, ']');
+    jw_close(j, ']');
 }
 
-void jw_key(json_writer *jw, const char *key)
+void jw_key(json_writer *j, const char *key)
 {
-    jw_separate(jw);
-    json_escape(jw->out, key, strlen(key));
-    buf_putc(jw->out, ':');
-    jw->after_key = true;
+    jw_separate(j);
+    json_escape(j->out, key, strlen(key));
+    buf_putc(j->out, ':');
+    j->after_key = true;
 }
 
 void json_escape(buf *b, const char *s, size_t n)
@@ -107,84 +107,84 @@ void json_escape(buf *b, const char *s, size_t n)
     buf_putc(b, '"');
 }
 
-void jw_string_n(json_writer *jw, const char *s, size_t n)
+void jw_string_n(json_writer *j, const char *s, size_t n)
 {
-    jw_separate(jw);
-    json_escape(jw->out, s, n);
+    jw_separate(j);
+    json_escape(j->out, s, n);
 }
 
-void jw_string(json_writer *jw, const char *s)
+void jw_string(json_writer *j, const char *s)
 {
     if (s == NULL) {
-        jw_null(jw);
+        jw_null(j);
         return;
     }
-    jw_string_n(jw, s, strlen(s));
+    jw_string_n(j, s, strlen(s));
 }
 
-void jw_int(json_writer *jw, long long v)
+void jw_int(json_writer *j, long long v)
 {
-    jw_separate(jw);
-    buf_printf(jw->out, "%lld", v);
+    jw_separate(j);
+    buf_printf(j->out, "%lld", v);
 }
 
-void jw_bool(json_writer *jw, bool v)
+void jw_bool(json_writer *j, bool v)
 {
-    jw_separate(jw);
-    buf_puts(jw->out, v ? "true" : "false");
+    jw_separate(j);
+    buf_puts(j->out, v ? "true" : "false");
 }
 
-void jw_null(json_writer *jw)
+void jw_null(json_writer *j)
 {
-    jw_separate(jw);
-    buf_puts(jw->out, "null");
+    jw_separate(j);
+    buf_puts(j->out, "null");
 }
 
-void jw_raw(json_writer *jw, const char *json)
+void jw_raw(json_writer *j, const char *json)
 {
-    jw_separate(jw);
-    buf_puts(jw->out, json);
+    jw_separate(j);
+    buf_puts(j->out, json);
 }
 
-void jw_money(json_writer *jw, int64_t minor, int exponent)
+void jw_money(json_writer *j, int64_t minor, int exponent)
 {
     char text[MONEY_TEXT_MAX];
     money_format(text, sizeof text, minor, exponent);
-    jw_raw(jw, text);
+    jw_raw(j, text);
 }
 
-void jw_kv_string(json_writer *jw, const char *key, const char *s)
+void jw_kv_string(json_writer *j, const char *key, const char *s)
 {
-    jw_key(jw, key);
-    jw_string(jw, s);
+    jw_key(j, key);
+    jw_string(j, s);
 }
 
-void jw_kv_int(json_writer *jw, const char *key, long long v)
+void jw_kv_int(json_writer *j, const char *key, long long v)
 {
-    jw_key(jw, key);
-    jw_int(jw, v);
+    jw_key(j, key);
+    jw_int(j, v);
 }
 
-void jw_kv_bool(json_writer *jw, const char *key, bool v)
+void jw_kv_bool(json_writer *j, const char *key, bool v)
 {
-    jw_key(jw, key);
-    jw_bool(jw, v);
+    jw_key(j, key);
+    jw_bool(j, v);
 }
 
-void jw_kv_null(json_writer *jw, const char *key)
+void jw_kv_null(json_writer *j, const char *key)
 {
-    jw_key(jw, key);
-    jw_null(jw);
+    jw_key(j, key);
+    jw_null(j);
 }
 
-void jw_kv_raw(json_writer *jw, const char *key, const char *json)
+void jw_kv_raw(json_writer *j, const char *key, const char *json)
 {
-    jw_key(jw, key);
-    jw_raw(jw, json);
+    jw_key(j, key);
+    jw_raw(j, json);
 }
 
-void jw_kv_money(json_writer *jw, const char *key, int64_t minor, int exponent)
+void jw_kv_money(json_writer *j, const char *key, int64_t minor, int exponent)
 {
-    jw_key(jw, key);
-    jw_money(jw, minor, exponent);
+    jw_key(j, key);
+    jw_money(j, minor, exponent);
 }

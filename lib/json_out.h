@@ -20,27 +20,27 @@ typedef struct {
     bool after_key;           /* the next value follows a key: no comma */
 } json_writer;
 
-void jw_init(json_writer *jw, buf *out);
-void jw_object_begin(json_writer *jw);
-void jw_object_end(json_writer *jw);
-void jw_array_begin(json_writer *jw);
-void jw_array_end(json_writer *jw);
-void jw_key(json_writer *jw, const char *key);
-void jw_string(json_writer *jw, const char *s); /* NULL writes null */
-void jw_string_n(json_writer *jw, const char *s, size_t n);
-void jw_int(json_writer *jw, long long v);
-void jw_bool(json_writer *jw, bool v);
-void jw_null(json_writer *jw);
-void jw_raw(json_writer *jw, const char *json); /* an already valid JSON value */
-void jw_money(json_writer *jw, int64_t minor, int exponent);
+void jw_init(json_writer *j, buf *out);
+void jw_object_begin(json_writer *j);
+void jw_object_end(json_writer *j);
+void jw_array_begin(json_writer *j);
+void jw_array_end(json_writer *j);
+void jw_key(json_writer *j, const char *key);
+void jw_string(json_writer *j, const char *s); /* NULL writes null */
+void jw_string_n(json_writer *j, const char *s, size_t n);
+void jw_int(json_writer *j, long long v);
+void jw_bool(json_writer *j, bool v);
+void jw_null(json_writer *j);
+void jw_raw(json_writer *j, const char *json); /* an already valid JSON value */
+void jw_money(json_writer *j, int64_t minor, int exponent);
 
 /* Shorthands for "key": value. */
-void jw_kv_string(json_writer *jw, const char *key, const char *s);
-void jw_kv_int(json_writer *jw, const char *key, long long v);
-void jw_kv_bool(json_writer *jw, const char *key, bool v);
-void jw_kv_null(json_writer *jw, const char *key);
-void jw_kv_raw(json_writer *jw, const char *key, const char *json);
-void jw_kv_money(json_writer *jw, const char *key, int64_t minor, int exponent);
+void jw_kv_string(json_writer *j, const char *key, const char *s);
+void jw_kv_int(json_writer *j, const char *key, long long v);
+void jw_kv_bool(json_writer *j, const char *key, bool v);
+void jw_kv_null(json_writer *j, const char *key);
+void jw_kv_raw(json_writer *j, const char *key, const char *json);
+void jw_kv_money(json_writer *j, const char *key, int64_t minor, int exponent);
 
 /* Appends s as a JSON string literal (quotes included) to b. */
 void json_escape(buf *b, const char *s, size_t n);

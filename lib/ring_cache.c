@@ -40,42 +40,42 @@ ring_cache *ring_cache_new(size_t ring_bytes, size_t slots, long long ttl_ms)
 {
     if (slots == 0)
         abort(); /* a caller's bug: there must be somewhere to put an entry */
-    ring_cache *c = xcalloc(1, sizeof *c);
-    c->ring = xmalloc(ring_bytes);
-    c->slots = xcalloc(slots, sizeof *c->slots);
+    ring_cache *cache = xcalloc(1, sizeof *cache);
+    cache->ring = xmalloc(ring_bytes);
+    cache->slots = xcalloc(slots, sizeof *cache->slots);
     /* Touch every page now: the memory is counted from the start, not as traffic grows. */
-    memset(c->ring, 0, ring_bytes);
-    c->ring_bytes = ring_bytes;
-    c->nslots = slots;
-    c->ttl_ms = ttl_ms;
-    c->rng = 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uintptr_t)c;
-    return c;
+    memset(cache->ring, 0, ring_bytes);
+    cache->ring_bytes = ring_bytes;
+    cache->nslots = slots;
+    cache->ttl_ms = ttl_ms;
+    cache->rng = 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uintptr_t)cache;
+    return cache;
 }
 
-void ring_cache_free(ring_cache *c)
+void ring_cache_free(ring_cache *cache)
 {
-    if (c == NULL)
+    if (cache == NULL)
         return;
-    free(c->ring);
-    free(c->slots);
-    free(c);
+    free(cache->ring);
+    free(cache->slots);
+    free(cache);
 }
 
-bool ring_cache_get(ring_cache *c, const char *key, size_t key_len, long long now_ms,
+bool ring_cache_get(ring_cache *cache, const char *key, size_t key_len, long long now_ms,
                     const char **value, size_t *value_len)
 {
-    if (c->ttl_ms <= 0)
+    if (cache->ttl_ms <= 0)
         return false;
     uint64_t h = hash_key(key, key_len);
-    slot *s = &c->slots[h % c->nslots];
+    slot *s = &cache->slots[h % cache->nslots];
     if (!s->used || s->hash != h || s->key_len != key_len)
         return false;
     if (now_ms - s->stamp_ms >= s->life_ms || now_ms < s->stamp_ms)
         return false;
     /* Overwritten since: part of the entry left the live window. */
-    if (c->head - s->pos > c->ring_bytes)
+    if (cache->head - s->pos > cache->ring_bytes)
         return false;
-    const char *at = c->ring + s->pos % c->ring_bytes;
+    const char *at = cache->ring + s->pos % cache->ring_bytes;
     if (memcmp(at, key, key_len) != 0)
         return false;
     *value = at + key_len;
@@ -83,39 +83,39 @@ bool ring_cache_get(ring_cache *c, const char *key, size_t key_len, long long no
     return true;
 }
 
-void ring_cache_put(ring_cache *c, const char *key, size_t key_len, const char *value,
+void ring_cache_put(ring_cache *cache, const char *key, size_t key_len, const char *value,
                     size_t value_len, long long now_ms)
 {
     size_t need = key_len + value_len;
-    if (c->ttl_ms <= 0 || need > c->ring_bytes / 4)
+    if (cache->ttl_ms <= 0 || need > cache->ring_bytes / 4)
         return;
     /* An entry is contiguous: when it would wrap, skip to the start of the ring. */
-    size_t offset = c->head % c->ring_bytes;
-    if (offset + need > c->ring_bytes)
-        c->head += c->ring_bytes - offset;
-    char *at = c->ring + c->head % c->ring_bytes;
+    size_t offset = cache->head % cache->ring_bytes;
+    if (offset + need > cache->ring_bytes)
+        cache->head += cache->ring_bytes - offset;
+    char *at = cache->ring + cache->head % cache->ring_bytes;
     memcpy(at, key, key_len);
     memcpy(at + key_len, value, value_len);
 
     uint64_t h = hash_key(key, key_len);
-    slot *s = &c->slots[h % c->nslots];
+    slot *s = &cache->slots[h % cache->nslots];
     s->hash = h;
-    s->pos = c->head;
+    s->pos = cache->head;
     s->key_len = (uint32_t)key_len;
     s->value_len = (uint32_t)value_len;
     s->stamp_ms = now_ms;
     /* Entries put together (a warm-up, a burst) would all expire together and be read
      * again together, every TTL, as a burst of misses: a life between half the TTL and
      * the TTL spreads them out. */
-    c->rng ^= c->rng << 13;
-    c->rng ^= c->rng >> 7;
-    c->rng ^= c->rng << 17;
-    s->life_ms = c->ttl_ms - (long long)(c->rng % (uint64_t)(c->ttl_ms / 2 + 1));
+    cache->rng ^= cache->rng << 13;
+    cache->rng ^= cache->rng >> 7;
+    cache->rng ^= cache->rng << 17;
+    s->life_ms = cache->ttl_ms - (long long)(cache->rng % (uint64_t)(cache->ttl_ms / 2 + 1));
     s->used = true;
-    c->head += need;
+    cache->head += need;
 }
 
-void ring_cache_clear(ring_cache *c)
+void ring_cache_clear(ring_cache *cache)
 {
-    memset(c->slots, 0, c->nslots * sizeof *c->slots);
+    memset(cache->slots, 0, cache->nslots * sizeof *cache->slots);
 }

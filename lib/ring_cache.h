@@ -19,19 +19,19 @@ typedef struct ring_cache ring_cache;
  * lives between half the TTL and the TTL, at random, so that entries put together do not
  * all expire together. */
 ring_cache *ring_cache_new(size_t ring_bytes, size_t slots, long long ttl_ms);
-void ring_cache_free(ring_cache *c);
+void ring_cache_free(ring_cache *cache);
 
 /* The value stored under key if it is still alive at now_ms. The pointer stays
  * valid until the next ring_cache_put or ring_cache_clear. */
-bool ring_cache_get(ring_cache *c, const char *key, size_t key_len, long long now_ms,
+bool ring_cache_get(ring_cache *cache, const char *key, size_t key_len, long long now_ms,
                     const char **value, size_t *value_len);
 
 /* Stores value under key, stamped now_ms. An entry larger than a quarter of the ring is
  * not stored. */
-void ring_cache_put(ring_cache *c, const char *key, size_t key_len, const char *value,
+void ring_cache_put(ring_cache *cache, const char *key, size_t key_len, const char *value,
                     size_t value_len, long long now_ms);
 
 /* Forgets every entry. */
-void ring_cache_clear(ring_cache *c);
+void ring_cache_clear(ring_cache *cache);
 
 #endif

@@ -10,29 +10,6 @@
 
 #define JSON_MAX_DEPTH 64
 
-json_object *import_member(json_object *obj, const char *key)
-{
-    json_object *v;
-    if (!json_object_is_type(obj, json_type_object) || !json_object_object_get_ex(obj, key, &v) ||
-        json_object_is_type(v, json_type_null))
-        return NULL;
-    return v;
-}
-
-const char *import_str(json_object *obj, const char *key)
-{
-    json_object *v = import_member(obj, key);
-    return v != NULL && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
-int import_exponent(const import_doc *doc, const char *currency)
-{
-    json_object *v;
-    if (!json_object_object_get_ex(doc->currencies, currency, &v))
-        fail("import: unknown currency %s", currency);
-    return json_object_get_int(v);
-}
-
 static void read_all(const char *name, buf *out)
 {
     FILE *f = strcmp(name, "-") == 0 ? stdin : fopen(name, "rb");

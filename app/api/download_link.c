@@ -15,7 +15,6 @@
 #include "idempotency.h"
 #include "ids.h"
 #include "links.h"
-#include "routes.h"
 
 DB_STMT(download_link_mint,
         "WITH d AS ("
@@ -99,7 +98,7 @@ void handle_download_link(request *r)
         return;
 
     idem_state st;
-    if (!idem_begin(r, routes_label(r), &st))
+    if (!idem_begin(r, r->route_label, &st))
         return;
     if (idem_guard(r, &st))
         mint(r, download, ttl);

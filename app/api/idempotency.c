@@ -122,8 +122,8 @@ bool idem_begin(request *r, const char *route, idem_state *st)
 
 static bool in_transaction(request *r)
 {
-    PGconn *c = db_conn(r->w->db);
-    return c != NULL && PQtransactionStatus(c) == PQTRANS_INTRANS;
+    PGconn *pg = db_conn(r->w->db);
+    return pg != NULL && PQtransactionStatus(pg) == PQTRANS_INTRANS;
 }
 
 bool idem_guard(request *r, const idem_state *st)

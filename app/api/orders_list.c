@@ -19,7 +19,6 @@
 #include "links.h"
 #include "paging.h"
 #include "params.h"
-#include "routes.h"
 
 enum kind { K_ORDER = 0, K_ITEM = 1, K_DOWNLOAD = 2 };
 
@@ -130,7 +129,7 @@ static void read_input(request *r, list_input *in)
 /* The cursor is bound to the route, the mode, the account and the status filter. */
 static void build_context(request *r, const list_input *in, buf *ctx)
 {
-    buf_printf(ctx, "%s;", routes_label(r));
+    buf_printf(ctx, "%s;", r->route_label);
     cursor_context_add(ctx, "mode", r->caller.mode);
     cursor_context_add(ctx, "account", r->caller.account_id);
     cursor_context_add(ctx, "status", in->status);

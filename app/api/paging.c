@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "cursor.h"
-#include "routes.h"
 
 bool paging_cursor(request *r, const char *context, const char *text, char **fields, int n)
 {
@@ -53,7 +52,7 @@ void paging_respond(request *r, const char *context, const PGresult *res, int li
 buf *paging_account_context(request *r)
 {
     buf *ctx = request_buf(r, 256);
-    buf_printf(ctx, "%s;", routes_label(r));
+    buf_printf(ctx, "%s;", r->route_label);
     cursor_context_add(ctx, "mode", r->caller.mode);
     cursor_context_add(ctx, "account", r->caller.account_id);
     return ctx;

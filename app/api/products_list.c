@@ -19,7 +19,6 @@
 #include "money.h"
 #include "paging.h"
 #include "params.h"
-#include "routes.h"
 #include "text.h"
 
 enum sort { SORT_NEWEST, SORT_PRICE_ASC, SORT_PRICE_DESC, SORT_RELEVANCE, SORT_COUNT };
@@ -300,7 +299,7 @@ static bool parse_input(request *r, list_input *in)
 static const char *build_context(request *r, const list_input *in)
 {
     buf *ctx = request_buf(r, 256);
-    buf_printf(ctx, "%s;", routes_label(r));
+    buf_printf(ctx, "%s;", r->route_label);
     cursor_context_add(ctx, "mode", r->caller.mode);
     cursor_context_add(ctx, "category", in->category);
     cursor_context_add(ctx, "q", in->q);

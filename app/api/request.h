@@ -68,8 +68,10 @@ typedef struct request {
     const char *request_id;
 
     const api_route *route; /* NULL until routes_find found one */
-    route_match match;      /* its path parameter */
-    query_params input;     /* the query, read against the route's parameters (routes.h) */
+    /* "GET /v1/sellers/:id": the route as cursor contexts and idempotency records name it */
+    const char *route_label;
+    route_match match;  /* its path parameter */
+    query_params input; /* the query, read against the route's parameters (routes.h) */
     api_caller caller;
 
     /* Rate-limit headers: set once the key is known. */

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "auth.h"
 #include "mem.h"
 #include "params.h"
 
@@ -154,14 +153,29 @@ static api_route routes[] = {
 #define FILE_ROUTE (&routes[N_ROUTES - 1])
 _Static_assert(N_ROUTES == ROUTES_COUNT, "ROUTES_COUNT is the number of routes");
 
+/* Each route's label ("GET /v1/sellers/:id", request.h's route_label), made once by
+ * routes_init for the life of the process. */
+static const char *labels[N_ROUTES];
+
+static const char *label_of(const api_route *route)
+{
+    size_t n = strlen(route->spec.methods) + strlen(route->spec.pattern) + 2;
+    char *label = xmalloc(n);
+    snprintf(label, n, "%s %s", route->spec.methods, route->spec.pattern);
+    return label;
+}
+
 void routes_init(const char *files_prefix)
 {
-    if (files_prefix[0] == '\0')
-        return;
-    size_t n = strlen(files_prefix) + sizeof "/:token";
-    char *pattern = xmalloc(n); /* for the life of the process */
-    snprintf(pattern, n, "%s/:token", files_prefix);
-    FILE_ROUTE->spec.pattern = pattern;
+    if (files_prefix[0] != '\0') {
+        size_t n = strlen(files_prefix) + sizeof "/:token";
+        char *pattern = xmalloc(n); /* for the life of the process */
+        snprintf(pattern, n, "%s/:token", files_prefix);
+        FILE_ROUTE->spec.pattern = pattern;
+    }
+    for (size_t i = 0; i < N_ROUTES; i++)
+        if (routes[i].spec.pattern != NULL)
+            labels[i] = label_of(&routes[i]);
 }
 
 route_fault routes_find(request *r)
@@ -171,11 +185,13 @@ route_fault routes_find(request *r)
         route_find(FILE_ROUTE, 1, sizeof routes[0], r->method, r->path, r->path_len, &r->match);
     if (fault != ROUTE_NOT_FOUND) {
         r->route = FILE_ROUTE;
+        r->route_label = labels[N_ROUTES - 1];
         return fault;
     }
     fault = route_find(routes, N_ROUTES - 1, sizeof routes[0], r->method, r->path, r->path_len,
                        &r->match);
     r->route = fault != ROUTE_NOT_FOUND ? &routes[r->match.index] : NULL;
+    r->route_label = r->route != NULL ? labels[r->match.index] : NULL;
     return fault;
 }
 
@@ -246,9 +262,4 @@ const api_route *routes_at(size_t i)
 size_t routes_slot(const api_route *route)
 {
     return route != NULL ? (size_t)(route - routes) + 1 : 0;
-}
-
-const char *routes_label(request *r)
-{
-    return arena_printf(r->arena, "%s %s", r->route->spec.methods, r->route->spec.pattern);
 }

@@ -38,11 +38,12 @@ struct api_route {
 };
 
 /* Fills in the pattern of the download location, the path of MARKET_DOWNLOAD_BASE_URL
- * ("/files": "/files/:token"); without a path there is no download location. */
+ * ("/files": "/files/:token"; without a path there is no download location), and every
+ * route's label. */
 void routes_init(const char *files_prefix);
 
-/* Finds the route of r's method and path: sets r->route and r->match on ROUTE_FOUND and
- * ROUTE_METHOD_NOT_ALLOWED (r->route stays NULL on ROUTE_NOT_FOUND). */
+/* Finds the route of r's method and path: sets r->route, r->route_label and r->match on
+ * ROUTE_FOUND and ROUTE_METHOD_NOT_ALLOWED (r->route stays NULL on ROUTE_NOT_FOUND). */
 route_fault routes_find(request *r);
 
 /* Reads the query string against r->route's declared parameters into r->input; answers
@@ -54,8 +55,5 @@ bool routes_read_query(request *r);
 #define ROUTES_COUNT 15
 const api_route *routes_at(size_t i);
 size_t routes_slot(const api_route *route);
-
-/* "GET /v1/sellers/:id": the route as cursor contexts and idempotency records name it. */
-const char *routes_label(request *r);
 
 #endif

@@ -11,7 +11,6 @@
 #include "ids.h"
 #include "paging.h"
 #include "params.h"
-#include "routes.h"
 
 /* The SQL is laid out by hand: clang-format would re-flow it mid-clause. COUNTED or
  * KEPT: the product count counted once (a LATERAL, not a subquery that would run for
@@ -102,7 +101,7 @@ bool seller_get_plan(request *r, catalogue_read *read)
         return respond_missing(r, "seller");
 
     buf *ctx = request_buf(r, 128);
-    buf_printf(ctx, "%s;", routes_label(r));
+    buf_printf(ctx, "%s;", r->route_label);
     cursor_context_add(ctx, "mode", r->caller.mode);
     cursor_context_add(ctx, "seller", handle);
     in->context = arena_strndup(r->arena, ctx->data, ctx->len);

@@ -20,7 +20,6 @@
 #include "ids.h"
 #include "netcheck.h"
 #include "resolve.h"
-#include "routes.h"
 #include "text.h"
 
 /* How long the URL's host may take to resolve (the drainer checks it again at every
@@ -210,7 +209,7 @@ void subscription_act_without_body(request *r, void (*effect)(request *r, const 
     if (id == NULL || !request_json_body(r, no_fields, &body))
         return;
     idem_state st;
-    if (!idem_begin(r, routes_label(r), &st))
+    if (!idem_begin(r, r->route_label, &st))
         return;
     if (idem_guard(r, &st))
         effect(r, id);

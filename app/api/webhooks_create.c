@@ -17,7 +17,6 @@
 
 #include "handlers.h"
 #include "idempotency.h"
-#include "routes.h"
 #include "subscription.h"
 #include "text.h"
 
@@ -111,7 +110,7 @@ void handle_webhooks_create(request *r)
     }
 
     idem_state st;
-    if (!idem_begin(r, routes_label(r), &st))
+    if (!idem_begin(r, r->route_label, &st))
         return;
     if (idem_guard(r, &st))
         create(r, &in, st.active);

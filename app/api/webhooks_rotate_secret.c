@@ -14,7 +14,6 @@
 
 #include "handlers.h"
 #include "idempotency.h"
-#include "routes.h"
 #include "subscription.h"
 
 #define EXPIRE_OLD_MAX (7L * 86400) /* seconds */
@@ -73,7 +72,7 @@ void handle_webhooks_rotate_secret(request *r)
         return;
 
     idem_state st;
-    if (!idem_begin(r, routes_label(r), &st))
+    if (!idem_begin(r, r->route_label, &st))
         return;
     if (idem_guard(r, &st))
         rotate(r, id, expire_old_in);

@@ -14,7 +14,6 @@
 
 #include "handlers.h"
 #include "idempotency.h"
-#include "routes.h"
 #include "subscription.h"
 
 /* $1 id, $2 account, $3 mode; then each field, NULL when not given: $4 url, $5 events,
@@ -59,7 +58,7 @@ void handle_webhooks_update(request *r)
         return;
 
     idem_state st;
-    if (!idem_begin(r, routes_label(r), &st))
+    if (!idem_begin(r, r->route_label, &st))
         return;
     if (idem_guard(r, &st))
         update(r, id, &in);

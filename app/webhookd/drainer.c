@@ -116,7 +116,7 @@ static void release_job(drainer *dr, job *j);
 static bool may_send(drainer *dr, int slot)
 {
     job *j = &dr->jobs[slot];
-    switch (store_begin_send(dr->setup->db, j->d.id)) {
+    switch (store_begin_send(dr->setup->outbox, j->d.id)) {
     case STORE_SEND_GO:
         return true;
     case STORE_SEND_DISABLED:
@@ -233,7 +233,7 @@ static void claim_and_start(drainer *dr)
 {
     int want = dr->free_slots;
     delivery *batch = xcalloc((size_t)want, sizeof *batch);
-    int got = store_claim(dr->setup->db, want, batch);
+    int got = store_claim(dr->setup->outbox, want, batch);
     dr->next_poll_ms = clock_ms() + POLL_MS;
     /* A full batch means more may be due; otherwise wait for a notification or the
      * next poll. */
@@ -300,7 +300,7 @@ static void record_done(drainer *dr)
         dr->outcomes[n] = (store_outcome){&j->d, &j->a, o.status, o.delay_ms, STORE_DOWN};
         dr->outcome_job[n++] = i;
     }
-    store_record_all(dr->setup->db, dr->outcomes, n);
+    store_record_all(dr->setup->outbox, dr->outcomes, n);
     for (int k = 0; k < n; k++) {
         const store_outcome *o = &dr->outcomes[k];
         job *j = &dr->jobs[dr->outcome_job[k]];
@@ -391,7 +391,7 @@ static void wait_for_events(drainer *dr, bool db_up)
     }
     unsigned n = 0;
     dr->waitfds[n++] = (struct curl_waitfd){dr->setup->signal_fd, CURL_WAIT_POLLIN, 0};
-    int pgfd = store_socket(dr->setup->db);
+    int pgfd = store_socket(dr->setup->outbox);
     if (pgfd >= 0)
         dr->waitfds[n++] = (struct curl_waitfd){pgfd, CURL_WAIT_POLLIN, 0};
     int prunefd = retention_socket(dr->setup->retention);
@@ -437,7 +437,7 @@ static void renew_leases(drainer *dr)
     }
     if (now < dr->next_renew_ms)
         return;
-    if (store_renew(dr->setup->db))
+    if (store_renew(dr->setup->outbox))
         dr->next_renew_ms = now + DRAINER_RENEW_MS;
 }
 
@@ -463,8 +463,8 @@ void drainer_run(const drainer_setup *setup)
     dr.waitfds = xcalloc(dr.capwait, sizeof *dr.waitfds);
     while (!finished(&dr)) {
         check_signal(&dr);
-        bool db_up = store_ready(setup->db);
-        if (db_up && store_notified(setup->db))
+        bool db_up = store_ready(setup->outbox);
+        if (db_up && store_notified(setup->outbox))
             dr.wake = true;
         resolve_step(&dr);
         collect_finished(&dr);
@@ -482,7 +482,7 @@ void drainer_run(const drainer_setup *setup)
             retention_step(setup->retention);
         if (finished(&dr))
             break;
-        wait_for_events(&dr, store_ready(setup->db));
+        wait_for_events(&dr, store_ready(setup->outbox));
     }
     log_info("drained: %lld delivered, %lld to retry, %lld failed, %lld ended unsent", dr.delivered,
              dr.retrying, dr.failed, dr.ended);

@@ -29,7 +29,7 @@
 typedef struct {
     const market_config *cfg;
     const uint8_t *secret_key; /* 32 bytes: opens the sealed subscription secrets */
-    store *db;
+    store *outbox;             /* the deliveries in PostgreSQL (store.h) */
     sender *http;
     resolver *dns; /* its deadline: the attempt's timeout (MARKET_WEBHOOK_TIMEOUT) */
     int concurrency;

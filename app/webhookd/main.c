@@ -178,7 +178,7 @@ int main(int argc, char **argv)
     }
     char servers[256];
     resolver_servers(dns, servers, sizeof servers);
-    store *db = store_open(cfg.db, name, DRAINER_LEASE_SECONDS);
+    store *outbox = store_open(cfg.db, name, DRAINER_LEASE_SECONDS);
     sender *http = sender_create(concurrency, cfg.webhook_ca_file ? ca.path : NULL);
     char kept[24];
     prune_format_duration(cfg.retention, kept, sizeof kept);
@@ -187,13 +187,14 @@ int main(int argc, char **argv)
              name, concurrency, cfg.webhook_timeout, cfg.webhook_retry_count, kept,
              cfg.webhook_allow_private ? ", private receivers allowed" : "", servers);
     retention *pruning = retention_open(cfg.db, cfg.retention);
-    drainer_setup setup = {&cfg, secret_key, db, http, dns, concurrency, signal_pipe[0], pruning};
+    drainer_setup setup = {&cfg, secret_key,  outbox,         http,
+                           dns,  concurrency, signal_pipe[0], pruning};
     drainer_run(&setup);
 
     retention_close(pruning);
     sender_destroy(http);
     resolver_destroy(dns);
-    store_close(db);
+    store_close(outbox);
     explicit_bzero(secret_key, sizeof secret_key);
     cabundle_close(&ca);
     curl_global_cleanup();

@@ -104,150 +104,150 @@ struct retention {
 
 retention *retention_open(const char *conninfo, long retention_seconds)
 {
-    retention *r = xcalloc(1, sizeof *r);
-    r->conn = db_open(conninfo, "market-webhookd-retention");
-    db_set_session(r->conn, SESSION_SQL);
-    r->seconds = retention_seconds;
-    r->interval_ms = prune_interval_ms(retention_seconds);
-    r->phase = R_IDLE;
-    r->due_ms = clock_ms();
-    return r;
+    retention *rt = xcalloc(1, sizeof *rt);
+    rt->conn = db_open(conninfo, "market-webhookd-retention");
+    db_set_session(rt->conn, SESSION_SQL);
+    rt->seconds = retention_seconds;
+    rt->interval_ms = prune_interval_ms(retention_seconds);
+    rt->phase = R_IDLE;
+    rt->due_ms = clock_ms();
+    return rt;
 }
 
-void retention_close(retention *r)
+void retention_close(retention *rt)
 {
-    if (r == NULL)
+    if (rt == NULL)
         return;
-    PGconn *c = db_conn(r->conn);
-    if (r->phase == R_BUSY && c != NULL) {
+    PGconn *pg = db_conn(rt->conn);
+    if (rt->phase == R_BUSY && pg != NULL) {
         /* Stopping must not wait for a batch: cancelled, it rolls back and is done again
          * by the next pass of whichever drainer. */
-        PGcancel *cancel = PQgetCancel(c);
+        PGcancel *cancel = PQgetCancel(pg);
         char err[256];
         if (cancel != NULL && !PQcancel(cancel, err, sizeof err))
             log_error("retention: cancelling the batch in flight failed: %s", err);
         PQfreeCancel(cancel);
     }
-    PQclear(r->result);
-    db_close(r->conn);
-    free(r);
+    PQclear(rt->result);
+    db_close(rt->conn);
+    free(rt);
 }
 
 /* The pass is over (or was never begun): idle until the next one. */
-static void idle(retention *r)
+static void idle(retention *rt)
 {
     long long now = clock_ms();
-    long long next = r->pass_start_ms + r->interval_ms;
-    r->phase = R_IDLE;
-    r->due_ms = next > now + PRUNE_PAUSE_MS ? next : now + PRUNE_PAUSE_MS;
+    long long next = rt->pass_start_ms + rt->interval_ms;
+    rt->phase = R_IDLE;
+    rt->due_ms = next > now + PRUNE_PAUSE_MS ? next : now + PRUNE_PAUSE_MS;
 }
 
 /* The connection broke: whatever it held (the lock, a batch's transaction) went with it
  * on the server's side. The next pass reconnects. */
-static void connection_lost(retention *r, const char *when)
+static void connection_lost(retention *rt, const char *when)
 {
-    if (!r->down_logged)
+    if (!rt->down_logged)
         log_error("retention: database connection lost %s: %s; the next pass reconnects", when,
-                  PQerrorMessage(db_conn(r->conn)));
-    r->down_logged = true;
-    db_disconnect(r->conn);
-    idle(r);
+                  PQerrorMessage(db_conn(rt->conn)));
+    rt->down_logged = true;
+    db_disconnect(rt->conn);
+    idle(rt);
 }
 
-static void send_query(retention *r, query q, db_stmt *stmt, const char *const *params)
+static void send_query(retention *rt, query q, db_stmt *stmt, const char *const *params)
 {
-    if (!db_send(r->conn, stmt, params)) {
-        connection_lost(r, "sending a statement");
+    if (!db_send(rt->conn, stmt, params)) {
+        connection_lost(rt, "sending a statement");
         return;
     }
-    r->query = q;
-    r->phase = R_BUSY;
+    rt->query = q;
+    rt->phase = R_BUSY;
 }
 
-static void send_batch(retention *r)
+static void send_batch(retention *rt)
 {
     char seconds[24], limit[24];
-    snprintf(seconds, sizeof seconds, "%ld", r->seconds);
+    snprintf(seconds, sizeof seconds, "%ld", rt->seconds);
     snprintf(limit, sizeof limit, "%d", PRUNE_BATCH);
     const char *with_cutoff[] = {seconds, limit};
     const char *limit_only[] = {limit};
-    switch (r->pass.step) {
+    switch (rt->pass.step) {
     case PRUNE_STEP_EVENTS:
-        send_query(r, Q_BATCH, &retention_events, with_cutoff);
+        send_query(rt, Q_BATCH, &retention_events, with_cutoff);
         break;
     case PRUNE_STEP_DOWNLOAD_TOKENS:
-        send_query(r, Q_BATCH, &retention_tokens, with_cutoff);
+        send_query(rt, Q_BATCH, &retention_tokens, with_cutoff);
         break;
     case PRUNE_STEP_API_KEYS:
-        send_query(r, Q_BATCH, &retention_keys, with_cutoff);
+        send_query(rt, Q_BATCH, &retention_keys, with_cutoff);
         break;
     case PRUNE_STEP_IDEMPOTENCY_KEYS:
-        send_query(r, Q_BATCH, &retention_idempotency, limit_only);
+        send_query(rt, Q_BATCH, &retention_idempotency, limit_only);
         break;
     case PRUNE_STEPS:
         break;
     }
 }
 
-static void send_record(retention *r)
+static void send_record(retention *rt)
 {
     char names[256], counts[256];
-    if (!prune_pass_arrays(&r->pass, names, sizeof names, counts, sizeof counts)) {
+    if (!prune_pass_arrays(&rt->pass, names, sizeof names, counts, sizeof counts)) {
         log_error("retention: the pass's figures do not fit their buffers");
-        r->pass_failed = true;
-        send_query(r, Q_UNLOCK, &retention_unlock, NULL);
+        rt->pass_failed = true;
+        send_query(rt, Q_UNLOCK, &retention_unlock, NULL);
         return;
     }
     const char *params[] = {names, counts};
-    send_query(r, Q_RECORD, &retention_record, params);
+    send_query(rt, Q_RECORD, &retention_record, params);
 }
 
-static void begin_pass(retention *r)
+static void begin_pass(retention *rt)
 {
-    r->pass_start_ms = clock_ms();
-    r->pass_failed = false;
-    prune_pass_start(&r->pass);
-    send_query(r, Q_LOCK, &retention_lock, NULL);
+    rt->pass_start_ms = clock_ms();
+    rt->pass_failed = false;
+    prune_pass_start(&rt->pass);
+    send_query(rt, Q_LOCK, &retention_lock, NULL);
 }
 
-static void connected(retention *r)
+static void connected(retention *rt)
 {
-    if (r->down_logged)
+    if (rt->down_logged)
         log_info("retention: database connection restored");
-    r->down_logged = false;
-    begin_pass(r);
+    rt->down_logged = false;
+    begin_pass(rt);
 }
 
-static void start(retention *r)
+static void start(retention *rt)
 {
-    PGconn *c = db_conn(r->conn);
-    if (c != NULL && db_socket(r->conn) >= 0 && PQstatus(c) == CONNECTION_OK) {
-        begin_pass(r);
+    PGconn *pg = db_conn(rt->conn);
+    if (pg != NULL && db_socket(rt->conn) >= 0 && PQstatus(pg) == CONNECTION_OK) {
+        begin_pass(rt);
         return;
     }
-    db_connect_start(r->conn);
-    r->phase = R_CONNECTING;
-    r->due_ms = clock_ms();
+    db_connect_start(rt->conn);
+    rt->phase = R_CONNECTING;
+    rt->due_ms = clock_ms();
 }
 
-static void poll_connect(retention *r)
+static void poll_connect(retention *rt)
 {
     char err[256];
-    switch (db_connect_poll(r->conn, err, sizeof err)) {
+    switch (db_connect_poll(rt->conn, err, sizeof err)) {
     case DB_CONNECT_PENDING:
-        r->due_ms = clock_ms() + CONNECT_POLL_MS;
+        rt->due_ms = clock_ms() + CONNECT_POLL_MS;
         break;
     case DB_CONNECT_OK:
-        connected(r);
+        connected(rt);
         break;
     case DB_CONNECT_FAILED:
-        if (!r->down_logged)
+        if (!rt->down_logged)
             log_error("retention: cannot connect to the database: %s; trying again at the "
                       "next pass",
                       err);
-        r->down_logged = true;
-        r->pass_start_ms = clock_ms();
-        idle(r);
+        rt->down_logged = true;
+        rt->pass_start_ms = clock_ms();
+        idle(rt);
         break;
     }
 }
@@ -259,16 +259,16 @@ static long long count_column(const PGresult *res, int col)
 
 /* A batch's answer: count it, then the same step again after a pause, the next step at
  * once, or the totals when the pass is done. */
-static void batch_done(retention *r, PGresult *res)
+static void batch_done(retention *rt, PGresult *res)
 {
     int found;
     long long deleted;
-    if (r->pass.step == PRUNE_STEP_EVENTS) {
+    if (rt->pass.step == PRUNE_STEP_EVENTS) {
         found = (int)count_column(res, EV_BATCH);
         deleted = count_column(res, EV_EVENTS);
-        r->pass.pruned[PRUNE_EVENTS] += deleted;
-        r->pass.pruned[PRUNE_DELIVERIES] += count_column(res, EV_DELIVERIES);
-        r->pass.pruned[PRUNE_ATTEMPTS] += count_column(res, EV_ATTEMPTS);
+        rt->pass.pruned[PRUNE_EVENTS] += deleted;
+        rt->pass.pruned[PRUNE_DELIVERIES] += count_column(res, EV_DELIVERIES);
+        rt->pass.pruned[PRUNE_ATTEMPTS] += count_column(res, EV_ATTEMPTS);
     } else {
         deleted = strtoll(PQcmdTuples(res), NULL, 10);
         found = (int)deleted;
@@ -276,49 +276,49 @@ static void batch_done(retention *r, PGresult *res)
             [PRUNE_STEP_DOWNLOAD_TOKENS] = PRUNE_DOWNLOAD_TOKENS,
             [PRUNE_STEP_API_KEYS] = PRUNE_API_KEYS,
             [PRUNE_STEP_IDEMPOTENCY_KEYS] = PRUNE_IDEMPOTENCY_KEYS};
-        r->pass.pruned[table_of[r->pass.step]] += deleted;
+        rt->pass.pruned[table_of[rt->pass.step]] += deleted;
     }
-    if (prune_pass_next(&r->pass, found, deleted)) {
-        r->phase = R_PAUSED;
-        r->due_ms = clock_ms() + PRUNE_PAUSE_MS;
-    } else if (prune_pass_done(&r->pass)) {
-        send_record(r);
+    if (prune_pass_next(&rt->pass, found, deleted)) {
+        rt->phase = R_PAUSED;
+        rt->due_ms = clock_ms() + PRUNE_PAUSE_MS;
+    } else if (prune_pass_done(&rt->pass)) {
+        send_record(rt);
     } else {
-        send_batch(r);
+        send_batch(rt);
     }
 }
 
-static void pass_logged(retention *r)
+static void pass_logged(retention *rt)
 {
     char line[512];
-    prune_pass_summary(&r->pass, r->seconds, clock_ms() - r->pass_start_ms, line, sizeof line);
-    if (r->pass_failed)
+    prune_pass_summary(&rt->pass, rt->seconds, clock_ms() - rt->pass_start_ms, line, sizeof line);
+    if (rt->pass_failed)
         log_error("retention: %s (ended early by the error above)", line);
     else
         log_info("retention: %s", line);
 }
 
 /* What a statement that answered without error leads to. */
-static void answered(retention *r, PGresult *res)
+static void answered(retention *rt, PGresult *res)
 {
-    switch (r->query) {
+    switch (rt->query) {
     case Q_LOCK:
         if (PQgetvalue(res, 0, 0)[0] == 't') {
-            send_batch(r);
+            send_batch(rt);
         } else {
             log_info("retention: pass skipped, another market-webhookd is pruning");
-            idle(r);
+            idle(rt);
         }
         break;
     case Q_BATCH:
-        batch_done(r, res);
+        batch_done(rt, res);
         break;
     case Q_RECORD:
-        pass_logged(r);
-        send_query(r, Q_UNLOCK, &retention_unlock, NULL);
+        pass_logged(rt);
+        send_query(rt, Q_UNLOCK, &retention_unlock, NULL);
         break;
     case Q_UNLOCK:
-        idle(r);
+        idle(rt);
         break;
     }
 }
@@ -327,95 +327,95 @@ static void answered(retention *r, PGresult *res)
  * batches done so far are counted all the same. The lock is released on the same
  * session; if even that fails, the session goes, since an advisory lock that the same
  * session takes again only stacks up. */
-static void failed(retention *r, const PGresult *res)
+static void failed(retention *rt, const PGresult *res)
 {
     static const char *const what[] = {[Q_LOCK] = "taking the lock",
                                        [Q_BATCH] = "a batch",
                                        [Q_RECORD] = "recording the totals",
                                        [Q_UNLOCK] = "releasing the lock"};
-    log_error("retention: %s failed: %s", what[r->query], PQresultErrorMessage(res));
-    switch (r->query) {
+    log_error("retention: %s failed: %s", what[rt->query], PQresultErrorMessage(res));
+    switch (rt->query) {
     case Q_BATCH:
-        r->pass_failed = true;
-        send_record(r);
+        rt->pass_failed = true;
+        send_record(rt);
         break;
     case Q_RECORD:
-        r->pass_failed = true;
-        pass_logged(r);
-        send_query(r, Q_UNLOCK, &retention_unlock, NULL);
+        rt->pass_failed = true;
+        pass_logged(rt);
+        send_query(rt, Q_UNLOCK, &retention_unlock, NULL);
         break;
     case Q_LOCK:
     case Q_UNLOCK:
-        db_disconnect(r->conn);
-        idle(r);
+        db_disconnect(rt->conn);
+        idle(rt);
         break;
     }
 }
 
 /* Reads what arrived; once the statement's answer is whole, acts on it. */
-static void collect(retention *r)
+static void collect(retention *rt)
 {
-    PGconn *c = db_conn(r->conn);
-    if (c == NULL || !PQconsumeInput(c)) {
-        connection_lost(r, "awaiting an answer");
+    PGconn *pg = db_conn(rt->conn);
+    if (pg == NULL || !PQconsumeInput(pg)) {
+        connection_lost(rt, "awaiting an answer");
         return;
     }
-    while (!PQisBusy(c)) {
-        PGresult *res = PQgetResult(c);
+    while (!PQisBusy(pg)) {
+        PGresult *res = PQgetResult(pg);
         if (res != NULL) {
-            if (r->result == NULL)
-                r->result = res;
+            if (rt->result == NULL)
+                rt->result = res;
             else
                 PQclear(res); /* a single statement has a single result */
             continue;
         }
-        PGresult *whole = r->result;
-        r->result = NULL;
-        if (PQstatus(c) != CONNECTION_OK || whole == NULL) {
+        PGresult *whole = rt->result;
+        rt->result = NULL;
+        if (PQstatus(pg) != CONNECTION_OK || whole == NULL) {
             PQclear(whole);
-            connection_lost(r, "awaiting an answer");
+            connection_lost(rt, "awaiting an answer");
             return;
         }
         ExecStatusType st = PQresultStatus(whole);
         if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
-            answered(r, whole);
+            answered(rt, whole);
         else
-            failed(r, whole);
+            failed(rt, whole);
         PQclear(whole);
         return;
     }
 }
 
-void retention_step(retention *r)
+void retention_step(retention *rt)
 {
-    switch (r->phase) {
+    switch (rt->phase) {
     case R_IDLE:
-        if (clock_ms() >= r->due_ms)
-            start(r);
+        if (clock_ms() >= rt->due_ms)
+            start(rt);
         break;
     case R_CONNECTING:
-        if (clock_ms() >= r->due_ms)
-            poll_connect(r);
+        if (clock_ms() >= rt->due_ms)
+            poll_connect(rt);
         break;
     case R_BUSY:
-        collect(r);
+        collect(rt);
         break;
     case R_PAUSED:
-        if (clock_ms() >= r->due_ms)
-            send_batch(r);
+        if (clock_ms() >= rt->due_ms)
+            send_batch(rt);
         break;
     }
 }
 
-int retention_socket(const retention *r)
+int retention_socket(const retention *rt)
 {
-    return r->phase == R_BUSY ? db_socket(r->conn) : -1;
+    return rt->phase == R_BUSY ? db_socket(rt->conn) : -1;
 }
 
-long long retention_wait_ms(const retention *r)
+long long retention_wait_ms(const retention *rt)
 {
-    if (r->phase == R_BUSY)
+    if (rt->phase == R_BUSY)
         return -1;
-    long long left = r->due_ms - clock_ms();
+    long long left = rt->due_ms - clock_ms();
     return left > 0 ? left : 0;
 }

@@ -36,18 +36,18 @@ retention *retention_open(const char *conninfo, long retention_seconds);
 
 /* Cancels a statement in flight (its transaction rolls back) and closes the connection,
  * which releases the lock. */
-void retention_close(retention *r);
+void retention_close(retention *rt);
 
 /* Does what is due now without waiting: starts a pass, collects an answer that arrived,
  * sends the next batch. Call it on every turn of the loop. */
-void retention_step(retention *r);
+void retention_step(retention *rt);
 
 /* The socket to wait on for readability while a statement is in flight, else -1. */
-int retention_socket(const retention *r);
+int retention_socket(const retention *rt);
 
 /* Milliseconds until retention_step has something to do when no answer is awaited (the
  * next pass, the end of a pause), 0 when it is due, -1 while an answer is awaited (the
  * socket then wakes the loop). */
-long long retention_wait_ms(const retention *r);
+long long retention_wait_ms(const retention *rt);
 
 #endif
