@@ -98,85 +98,76 @@ static PGresult *read_page(request *r, const catalogue_read *read)
     return page != NULL ? page : request_query(r, read->stmt, read->params);
 }
 
-/* A page the worker answered less than PAGE_CACHE_MS ago: the key check alone, then the
- * kept body, unless a catalogue write was notified meanwhile (then the page is read
- * again). */
-static void serve_kept(request *r, const catalogue_handler *route, const catalogue_read *read,
-                       const auth_query *q, const buf *key, long long now, const char *kept,
-                       size_t kept_len)
+/* Where a request's page comes from, chosen before the key is checked so that both
+ * travel together: the worker's cache (the key check alone), the replica (sent now, read
+ * once the key check is under way on the primary) or the primary (pipelined with the key
+ * check: one round trip). None when there is no page to read: the input was refused, or
+ * the key has its share of the workers. */
+typedef enum { PAGE_NONE, PAGE_KEPT, PAGE_REPLICA, PAGE_PRIMARY } page_source;
+
+/* The key check, with the page when the primary reads it; NULL when the database failed
+ * (answered). */
+static PGresult *check_key(request *r, const auth_query *q, const catalogue_read *read,
+                           page_source source, PGresult **page)
 {
-    PGresult *res = request_query(r, auth_statement(), q->params);
-    if (res == NULL || !auth_finish(r, res))
-        return;
-    if (!db_notified(r->w->db)) {
-        respond_json(r, 200);
-        buf_append(r->body, kept, kept_len);
-        return;
-    }
-    catalogue_changed(r->w);
-    PGresult *page = read_page(r, read);
-    if (page != NULL)
-        render_and_keep(r, route, read, page, key, now);
+    if (source != PAGE_PRIMARY)
+        return request_query(r, auth_statement(), q->params);
+    db_stmt *stmts[2] = {auth_statement(), read->stmt};
+    const char *const *params[2] = {q->params, read->params};
+    PGresult *out[2];
+    if (!request_query_pipeline(r, 2, stmts, params, out) ||
+        !request_result_ok(r, stmts[0], out[0]))
+        return NULL;
+    *page = out[1];
+    return out[0];
 }
 
-/* The key check on the primary while the replica reads the page (see page_send). */
-static void serve_from_replica(request *r, const catalogue_handler *route,
-                               const catalogue_read *read, const auth_query *q, db *reader,
-                               const buf *key, long long now)
-{
-    PGresult *res = request_query(r, auth_statement(), q->params);
-    PGresult *page = page_collect(r, reader, read); /* always: the answer must be read */
-    if (res == NULL || !auth_finish(r, res))
-        return;
-    if (page == NULL && (page = request_query(r, read->stmt, read->params)) == NULL)
-        return;
-    if (db_notified(r->w->db)) /* older pages may be stale */
-        catalogue_changed(r->w);
-    render_and_keep(r, route, read, page, key, now);
-}
-
-/* A catalogue route: the key check and the route's statement in one round trip, or the
- * key check alone when the worker answered the same page a moment ago. The order of
- * checks holds: the statement's answer is used only once the key passed. Every key has
- * the catalogue's scope (routes.c), so after the key only the input can be refused. */
+/* A catalogue route, in one sequence whatever the page's source: the key, then the page.
+ * The order of checks holds: the page is used only once the key passed (401 and 429
+ * win over a refused input, answered by routes_read_query or plan). Every key has the
+ * catalogue's scope (routes.c), so after the key only the input can be refused. */
 void serve_catalogue(request *r, const catalogue_handler *route)
 {
     auth_query q;
     if (!auth_begin(r, &q))
         return;
     catalogue_read read = {0};
-    if (r->over_in_flight || !routes_read_query(r) || !route->plan(r, &read)) {
-        /* The key has its share of the workers (auth_finish answers 429 once the key is
-         * known), or the input is wrong (400/404 answered): still the key first, 401 and
-         * 429 win. */
-        PGresult *res = request_query(r, auth_statement(), q.params);
-        if (res != NULL)
-            auth_finish(r, res);
-        return;
-    }
+    bool planned = !r->over_in_flight && routes_read_query(r) && route->plan(r, &read);
 
     buf *key = &r->w->page_key;
-    cache_key(&read, key);
     long long now = clock_ms();
-    const char *kept;
-    size_t kept_len;
-    if (ring_cache_get(r->w->pages, key->data, key->len, now, &kept, &kept_len)) {
-        serve_kept(r, route, &read, &q, key, now, kept, kept_len);
+    const char *kept = NULL;
+    size_t kept_len = 0;
+    db *reader = NULL;
+    page_source source = PAGE_NONE;
+    if (planned) {
+        cache_key(&read, key);
+        if (ring_cache_get(r->w->pages, key->data, key->len, now, &kept, &kept_len))
+            source = PAGE_KEPT;
+        else
+            source = (reader = page_send(r, &read)) != NULL ? PAGE_REPLICA : PAGE_PRIMARY;
+    }
+
+    PGresult *page = NULL;
+    PGresult *key_res = check_key(r, &q, &read, source, &page);
+    PGresult *replica_page = page_collect(r, reader, &read); /* always: the answer must be read */
+    if (key_res == NULL || !auth_finish(r, key_res) || source == PAGE_NONE)
+        return;
+    if (source == PAGE_PRIMARY && !request_result_ok(r, read.stmt, page))
+        return;
+
+    bool changed = db_notified(r->w->db);
+    if (changed)
+        catalogue_changed(r->w); /* kept pages may be stale (kept is gone too) */
+    if (source == PAGE_KEPT && !changed) {
+        respond_json(r, 200);
+        buf_append(r->body, kept, kept_len);
         return;
     }
-    db *reader = page_send(r, &read);
-    if (reader != NULL) {
-        serve_from_replica(r, route, &read, &q, reader, key, now);
-        return;
-    }
-    db_stmt *stmts[2] = {auth_statement(), read.stmt};
-    const char *const *params[2] = {q.params, read.params};
-    PGresult *out[2];
-    if (request_query_pipeline(r, 2, stmts, params, out) &&
-        request_result_ok(r, stmts[0], out[0]) && auth_finish(r, out[0]) &&
-        request_result_ok(r, read.stmt, out[1])) {
-        if (db_notified(r->w->db)) /* older pages may be stale; this one is fresh */
-            catalogue_changed(r->w);
-        render_and_keep(r, route, &read, out[1], key, now);
-    }
+    if (page == NULL)
+        page = replica_page;
+    if (page == NULL) /* the replica failed, or the kept page was stale */
+        page = source == PAGE_KEPT ? read_page(r, &read) : request_query(r, read.stmt, read.params);
+    if (page != NULL)
+        render_and_keep(r, route, &read, page, key, now);
 }
