@@ -55,16 +55,16 @@ db *admin_connect(int needs, market_config *cfg);
 
 /* Runs parameterised SQL; any result but rows or a completed command is fatal, reported
  * as "<what>: <the server's primary message>". The caller PQclears the result. */
-PGresult *sql_run(db *c, const char *what, const char *sql, int nparams, const char *const *params);
+PGresult *sql_run(db *d, const char *what, const char *sql, int nparams, const char *const *params);
 
 /* sql_run for statements whose result is not needed. */
-void sql_do(db *c, const char *what, const char *sql, int nparams, const char *const *params);
+void sql_do(db *d, const char *what, const char *sql, int nparams, const char *const *params);
 
 /* Transactions (lib/db): a failure is fatal, reported as "<what>: <why>", as for sql_run.
  * A command that fails before sql_commit changes nothing: its transaction dies with the
  * connection when the tool exits. */
-void sql_begin(db *c, const char *what, db_isolation level);
-void sql_commit(db *c, const char *what);
+void sql_begin(db *d, const char *what, db_isolation level);
+void sql_commit(db *d, const char *what);
 
 /* SQL for a timestamptz column as RFC 3339 text in UTC with Z (NULL stays NULL). */
 #define SQL_RFC3339(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
@@ -81,8 +81,8 @@ void print_table_rows(const PGresult *res, bool as_json, int nrows);
 
 /* A statement run many times is a db_stmt (DB_STMT, lib/db.h), prepared on first use on
  * the connection; any result but rows or a completed command is fatal, as for sql_run. */
-PGresult *stmt_run(db *c, db_stmt *s, const char *const *params);
-void stmt_do(db *c, db_stmt *s, const char *const *params);
+PGresult *stmt_run(db *d, db_stmt *s, const char *const *params);
+void stmt_do(db *d, db_stmt *s, const char *const *params);
 
 /* COPY ... FROM STDIN in text format. Rows are appended to a buffer with copy_field /
  * copy_row_end and sent in large chunks, so the server parses while we generate. */
@@ -94,7 +94,7 @@ typedef struct {
     bool first_field; /* no field yet in the current row */
 } copy_stream;
 
-void copy_begin(copy_stream *cs, db *c, const char *what, const char *sql);
+void copy_begin(copy_stream *cs, db *d, const char *what, const char *sql);
 void copy_field(copy_stream *cs, const char *text); /* NULL writes \N */
 void copy_field_long(copy_stream *cs, long long v);
 void copy_row_end(copy_stream *cs);

@@ -90,7 +90,7 @@ static void keys_literal(buf *ids, json_object *set)
 
 /* Runs sql with the set as $1 (text[]) and maps column 0 to: true (1 column), column 1
  * (2 columns) or [column 1, column 2] (3 columns). */
-static json_object *fetch_map(db *c, const char *sql, json_object *set)
+static json_object *fetch_map(db *d, const char *sql, json_object *set)
 {
     json_object *map = json_object_new_object();
     if (json_object_object_length(set) == 0) {
@@ -101,7 +101,7 @@ static json_object *fetch_map(db *c, const char *sql, json_object *set)
     buf_init(&ids, 256);
     keys_literal(&ids, set);
     const char *params[] = {ids.data};
-    PGresult *res = sql_run(c, "import", sql, 1, params);
+    PGresult *res = sql_run(d, "import", sql, 1, params);
     for (int i = 0; i < PQntuples(res); i++) {
         json_object *v;
         if (PQnfields(res) == 1) {
@@ -121,10 +121,10 @@ static json_object *fetch_map(db *c, const char *sql, json_object *set)
     return map;
 }
 
-static json_object *fetch_currencies(db *c)
+static json_object *fetch_currencies(db *d)
 {
     json_object *map = json_object_new_object();
-    PGresult *res = sql_run(c, "import", "SELECT code, exponent FROM currencies", 0, NULL);
+    PGresult *res = sql_run(d, "import", "SELECT code, exponent FROM currencies", 0, NULL);
     for (int i = 0; i < PQntuples(res); i++)
         json_object_object_add(map, PQgetvalue(res, i, 0),
                                json_object_new_int((int)strtol(PQgetvalue(res, i, 1), NULL, 10)));
@@ -132,48 +132,48 @@ static json_object *fetch_currencies(db *c)
     return map;
 }
 
-void import_fetch(db *c, import_doc *doc)
+void import_fetch(db *d, import_doc *doc)
 {
     json_object *accounts = json_object_new_object();
     collect_each(accounts, doc->accounts, "id");
     collect_each(accounts, doc->sellers, "account");
     collect_each(accounts, doc->orders, "account");
     collect_each(accounts, doc->reviews, "account");
-    doc->db_accounts = fetch_map(c, "SELECT id FROM accounts WHERE id = ANY($1::text[])", accounts);
+    doc->db_accounts = fetch_map(d, "SELECT id FROM accounts WHERE id = ANY($1::text[])", accounts);
 
     json_object *sellers = json_object_new_object();
     collect_each(sellers, doc->sellers, "id");
     collect_each(sellers, doc->products, "seller");
-    doc->db_sellers = fetch_map(c, "SELECT id FROM sellers WHERE id = ANY($1::text[])", sellers);
+    doc->db_sellers = fetch_map(d, "SELECT id FROM sellers WHERE id = ANY($1::text[])", sellers);
 
     json_object *products = json_object_new_object();
     collect_each(products, doc->products, "id");
     collect_nested(products, doc->orders, "items", "product");
     collect_each(products, doc->reviews, "product");
     doc->db_products = fetch_map(
-        c, "SELECT id, mode, currency FROM products WHERE id = ANY($1::text[])", products);
+        d, "SELECT id, mode, currency FROM products WHERE id = ANY($1::text[])", products);
 
     json_object *tiers = json_object_new_object();
     collect_nested(tiers, doc->products, "tiers", "id");
     collect_nested(tiers, doc->orders, "items", "tier");
     doc->db_tiers =
-        fetch_map(c, "SELECT id, product_id FROM tiers WHERE id = ANY($1::text[])", tiers);
+        fetch_map(d, "SELECT id, product_id FROM tiers WHERE id = ANY($1::text[])", tiers);
 
     json_object *files = json_object_new_object();
     collect_nested(files, doc->products, "files", "id");
     doc->db_files =
-        fetch_map(c, "SELECT id, product_id FROM files WHERE id = ANY($1::text[])", files);
+        fetch_map(d, "SELECT id, product_id FROM files WHERE id = ANY($1::text[])", files);
 
     json_object *orders = json_object_new_object();
     collect_each(orders, doc->orders, "id");
-    doc->db_orders = fetch_map(c, "SELECT id, mode FROM orders WHERE id = ANY($1::text[])", orders);
+    doc->db_orders = fetch_map(d, "SELECT id, mode FROM orders WHERE id = ANY($1::text[])", orders);
 
     json_object *reviews = json_object_new_object();
     collect_each(reviews, doc->reviews, "id");
     doc->db_reviews =
-        fetch_map(c, "SELECT id, mode FROM reviews WHERE id = ANY($1::text[])", reviews);
+        fetch_map(d, "SELECT id, mode FROM reviews WHERE id = ANY($1::text[])", reviews);
 
-    doc->currencies = fetch_currencies(c);
+    doc->currencies = fetch_currencies(d);
 }
 
 /* --- the command ---------------------------------------------------------------------- */
@@ -212,14 +212,14 @@ int cmd_import(int argc, char **argv)
     locate_arrays(&doc);
 
     market_config cfg;
-    db *c = admin_connect(0, &cfg);
+    db *d = admin_connect(0, &cfg);
     /* REPEATABLE READ: the check and the writes see the same database. */
-    sql_begin(c, "import", DB_REPEATABLE_READ);
-    import_fetch(c, &doc);
+    sql_begin(d, "import", DB_REPEATABLE_READ);
+    import_fetch(d, &doc);
     import_check(&doc);
-    import_write(c, &doc);
-    sql_commit(c, "import");
-    db_close(c);
+    import_write(d, &doc);
+    sql_commit(d, "import");
+    db_close(d);
     free_document(&doc);
     return 0;
 }

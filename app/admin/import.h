@@ -45,13 +45,13 @@ typedef struct {
 } import_doc;
 
 /* Fills the db_* maps and currencies with one query per table. */
-void import_fetch(db *c, import_doc *doc);
+void import_fetch(db *d, import_doc *doc);
 
 /* Validates the whole document; on the first fault prints its path and exits 1. */
 void import_check(import_doc *doc);
 
 /* Upserts everything; the caller owns the transaction. Prints a summary line. */
-void import_write(db *c, const import_doc *doc);
+void import_write(db *d, const import_doc *doc);
 
 /* The exponent of a known currency. */
 int import_exponent(const import_doc *doc, const char *currency);

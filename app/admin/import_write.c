@@ -173,13 +173,13 @@ static const char *number_text(json_object *obj, const char *key)
     return json_object_get_string(import_member(obj, key));
 }
 
-static void write_accounts(db *c, const import_doc *doc, import_counts *n)
+static void write_accounts(db *d, const import_doc *doc, import_counts *n)
 {
     for (size_t i = 0; i < length_of(doc->accounts); i++) {
         json_object *a = at(doc->accounts, i);
         const char *params[] = {import_str(a, "id"), import_str(a, "email"),
                                 import_str(a, "created_at")};
-        stmt_do(c, &upsert_account, params);
+        stmt_do(d, &upsert_account, params);
         n->accounts++;
         record_done(n);
     }
@@ -187,26 +187,26 @@ static void write_accounts(db *c, const import_doc *doc, import_counts *n)
     {
         (void)unused;
         const char *params[] = {id};
-        stmt_do(c, &ensure_account, params);
+        stmt_do(d, &ensure_account, params);
         n->accounts++;
         record_done(n);
     }
 }
 
-static void write_sellers(db *c, const import_doc *doc, import_counts *n)
+static void write_sellers(db *d, const import_doc *doc, import_counts *n)
 {
     for (size_t i = 0; i < length_of(doc->sellers); i++) {
         json_object *s = at(doc->sellers, i);
         const char *params[] = {import_str(s, "id"),      import_str(s, "account"),
                                 import_str(s, "name"),    import_str(s, "bio"),
                                 import_str(s, "website"), import_str(s, "created_at")};
-        stmt_do(c, &upsert_seller, params);
+        stmt_do(d, &upsert_seller, params);
         n->sellers++;
         record_done(n);
     }
 }
 
-static void write_tier(db *c, json_object *t, const char *product, int exponent)
+static void write_tier(db *d, json_object *t, const char *product, int exponent)
 {
     int64_t minor = 0;
     money_parse(json_object_get_string(import_member(t, "price")), exponent, &minor);
@@ -219,17 +219,17 @@ static void write_tier(db *c, json_object *t, const char *product, int exponent)
                         : "{}";
     const char *params[] = {import_str(t, "id"),          product,    import_str(t, "name"),
                             import_str(t, "description"), minor_text, licence_text};
-    stmt_do(c, &upsert_tier, params);
+    stmt_do(d, &upsert_tier, params);
 }
 
-static void write_file(db *c, json_object *f, const char *product)
+static void write_file(db *d, json_object *f, const char *product)
 {
     const char *params[] = {import_str(f, "id"), product, import_str(f, "filename"),
                             import_str(f, "path"), number_text(f, "size_bytes")};
-    stmt_do(c, &upsert_file, params);
+    stmt_do(d, &upsert_file, params);
 }
 
-static void write_product(db *c, const import_doc *doc, json_object *p, import_counts *n)
+static void write_product(db *d, const import_doc *doc, json_object *p, import_counts *n)
 {
     const char *id = import_str(p, "id");
     const char *params[] = {id,
@@ -242,19 +242,19 @@ static void write_product(db *c, const import_doc *doc, json_object *p, import_c
                             import_str(p, "status"),
                             import_str(p, "created_at"),
                             import_str(p, "updated_at")};
-    stmt_do(c, &upsert_product, params);
+    stmt_do(d, &upsert_product, params);
     n->products++;
     int exponent = import_exponent(doc, import_str(p, "currency"));
     json_object *tiers = import_member(p, "tiers");
     for (size_t t = 0; t < length_of(tiers); t++, n->tiers++)
-        write_tier(c, at(tiers, t), id, exponent);
+        write_tier(d, at(tiers, t), id, exponent);
     json_object *files = import_member(p, "files");
     for (size_t f = 0; f < length_of(files); f++, n->files++)
-        write_file(c, at(files, f), id);
+        write_file(d, at(files, f), id);
     record_done(n);
 }
 
-static void write_products(db *c, const import_doc *doc, import_counts *n)
+static void write_products(db *d, const import_doc *doc, import_counts *n)
 {
     if (length_of(doc->products) == 0)
         return;
@@ -262,34 +262,34 @@ static void write_products(db *c, const import_doc *doc, import_counts *n)
     buf_init(&ids, 4096);
     for (size_t i = 0; i < length_of(doc->products); i++) {
         json_object *p = at(doc->products, i);
-        write_product(c, doc, p, n);
+        write_product(d, doc, p, n);
         db_array_append(&ids, import_str(p, "id"));
     }
     db_array_end(&ids);
     const char *params[] = {ids.data};
-    stmt_do(c, &update_min_price, params);
+    stmt_do(d, &update_min_price, params);
     buf_free(&ids);
 }
 
 /* One download per file of the item's product, each with a fresh random id, unless that
  * (order, position, file) already has one. */
-static void write_downloads(db *c, const char *order, const char *position, const char *product,
+static void write_downloads(db *d, const char *order, const char *position, const char *product,
                             import_counts *n)
 {
     const char *find[] = {product};
-    PGresult *files = stmt_run(c, &product_files, find);
+    PGresult *files = stmt_run(d, &product_files, find);
     for (int f = 0; f < PQntuples(files); f++) {
         char id[40];
         ids_random(id, sizeof id, "dl_");
         const char *params[] = {id, order, position, PQgetvalue(files, f, 0)};
-        PGresult *res = stmt_run(c, &insert_download, params);
+        PGresult *res = stmt_run(d, &insert_download, params);
         n->downloads += strtol(PQcmdTuples(res), NULL, 10);
         PQclear(res);
     }
     PQclear(files);
 }
 
-static void write_order(db *c, const import_doc *doc, size_t i, import_counts *n)
+static void write_order(db *d, const import_doc *doc, size_t i, import_counts *n)
 {
     json_object *o = at(doc->orders, i);
     const char *id = import_str(o, "id");
@@ -301,7 +301,7 @@ static void write_order(db *c, const import_doc *doc, size_t i, import_counts *n
                             currency,
                             import_str(o, "refunded_at"),
                             import_str(o, "created_at")};
-    stmt_do(c, &upsert_order, params);
+    stmt_do(d, &upsert_order, params);
 
     json_object *items = import_member(o, "items");
     char count[24];
@@ -311,21 +311,21 @@ static void write_order(db *c, const import_doc *doc, size_t i, import_counts *n
         snprintf(position, sizeof position, "%zu", k);
         json_object *item = at(items, k);
         const char *row[] = {id, position, import_str(item, "product"), import_str(item, "tier")};
-        stmt_do(c, &upsert_item, row);
+        stmt_do(d, &upsert_item, row);
     }
     const char *trim[] = {id, count};
-    stmt_do(c, &trim_downloads, trim);
-    stmt_do(c, &trim_items, trim);
+    stmt_do(d, &trim_downloads, trim);
+    stmt_do(d, &trim_items, trim);
     for (size_t k = 0; k < length_of(items); k++) {
         char position[24];
         snprintf(position, sizeof position, "%zu", k);
-        write_downloads(c, id, position, import_str(at(items, k), "product"), n);
+        write_downloads(d, id, position, import_str(at(items, k), "product"), n);
     }
     n->orders++;
     record_done(n);
 }
 
-static void write_reviews(db *c, const import_doc *doc, import_counts *n)
+static void write_reviews(db *d, const import_doc *doc, import_counts *n)
 {
     for (size_t i = 0; i < length_of(doc->reviews); i++) {
         json_object *review = at(doc->reviews, i);
@@ -333,13 +333,13 @@ static void write_reviews(db *c, const import_doc *doc, import_counts *n)
                                 import_str(review, "product"),   import_str(review, "account"),
                                 number_text(review, "rating"),   import_str(review, "body"),
                                 import_str(review, "created_at")};
-        stmt_do(c, &upsert_review, params);
+        stmt_do(d, &upsert_review, params);
         n->reviews++;
         record_done(n);
     }
 }
 
-void import_write(db *c, const import_doc *doc)
+void import_write(db *d, const import_doc *doc)
 {
     import_counts n = {0};
     long records =
@@ -347,12 +347,12 @@ void import_write(db *c, const import_doc *doc)
                length_of(doc->orders) + length_of(doc->reviews)) +
         json_object_object_length(doc->implicit_accounts);
     progress_begin(&n.bar, "import", records);
-    write_accounts(c, doc, &n);
-    write_sellers(c, doc, &n);
-    write_products(c, doc, &n);
+    write_accounts(d, doc, &n);
+    write_sellers(d, doc, &n);
+    write_products(d, doc, &n);
     for (size_t i = 0; i < length_of(doc->orders); i++)
-        write_order(c, doc, i, &n);
-    write_reviews(c, doc, &n);
+        write_order(d, doc, i, &n);
+    write_reviews(d, doc, &n);
     progress_end(&n.bar, rows_written(&n));
     printf("imported %ld accounts, %ld sellers, %ld products (%ld tiers, %ld files), "
            "%ld orders (%ld new downloads), %ld reviews\n",

@@ -57,14 +57,14 @@ static void key_from_argument(api_key *k, const char *command, const char *arg)
 }
 
 /* Inserts k and returns its id (text). */
-static void key_insert(db *c, const api_key *k, const char *account, const char *mode,
+static void key_insert(db *d, const api_key *k, const char *account, const char *mode,
                        const char *access, char *id_out, size_t idsz)
 {
     char prefix[KEY_PREFIX_LEN + 1];
     memcpy(prefix, k->text, KEY_PREFIX_LEN); /* keys are longer than their prefix */
     prefix[KEY_PREFIX_LEN] = '\0';
     const char *params[] = {k->hash_hex, prefix, account, mode, access};
-    PGresult *res = sql_run(c, "key",
+    PGresult *res = sql_run(d, "key",
                             "INSERT INTO api_keys (key_hash, prefix, account_id, mode, access)"
                             " VALUES (decode($1, 'hex'), $2, $3, $4, $5) RETURNING id",
                             5, params);
@@ -72,12 +72,12 @@ static void key_insert(db *c, const api_key *k, const char *account, const char 
     PQclear(res);
 }
 
-static void require_account(db *c, const char *command, const char *account)
+static void require_account(db *d, const char *command, const char *account)
 {
     if (!ids_prefixed_valid(account, "acct_"))
         fail("%s: %s is not an account id (acct_...)", command, account);
     const char *params[] = {account};
-    PGresult *res = sql_run(c, command, "SELECT 1 FROM accounts WHERE id = $1", 1, params);
+    PGresult *res = sql_run(d, command, "SELECT 1 FROM accounts WHERE id = $1", 1, params);
     if (PQntuples(res) == 0)
         fail("%s: no such account %s", command, account);
     PQclear(res);
@@ -95,14 +95,14 @@ static int key_create(int argc, char **argv)
         usage_fail("key create: --access must be read-only or read-write");
 
     market_config cfg;
-    db *c = admin_connect(0, &cfg);
-    require_account(c, "key create", account);
+    db *d = admin_connect(0, &cfg);
+    require_account(d, "key create", account);
     api_key k;
     key_generate(&k, mode);
     char id[32];
-    key_insert(c, &k, account, mode, access, id, sizeof id);
+    key_insert(d, &k, account, mode, access, id, sizeof id);
     puts(k.text);
-    db_close(c);
+    db_close(d);
     return 0;
 }
 
@@ -121,14 +121,14 @@ static int key_rotate(int argc, char **argv)
 {
     const char *arg = single_key_argument("key rotate", argc, argv);
     market_config cfg;
-    db *c = admin_connect(0, &cfg);
+    db *d = admin_connect(0, &cfg);
     api_key old;
     key_from_argument(&old, "key rotate", arg);
 
-    sql_begin(c, "key rotate", DB_READ_COMMITTED);
+    sql_begin(d, "key rotate", DB_READ_COMMITTED);
     const char *find[] = {old.hash_hex};
     PGresult *res =
-        sql_run(c, "key rotate",
+        sql_run(d, "key rotate",
                 "SELECT id, account_id, mode, access, revoked_at IS NOT NULL,"
                 " expires_at IS NOT NULL AND expires_at <= now(), replaced_by IS NOT NULL"
                 " FROM api_keys WHERE key_hash = decode($1, 'hex') FOR UPDATE",
@@ -146,19 +146,19 @@ static int key_rotate(int argc, char **argv)
     api_key fresh;
     key_generate(&fresh, PQgetvalue(res, 0, OLD_MODE));
     char new_id[32];
-    key_insert(c, &fresh, PQgetvalue(res, 0, OLD_ACCOUNT), PQgetvalue(res, 0, OLD_MODE),
+    key_insert(d, &fresh, PQgetvalue(res, 0, OLD_ACCOUNT), PQgetvalue(res, 0, OLD_MODE),
                PQgetvalue(res, 0, OLD_ACCESS), new_id, sizeof new_id);
     char grace[24];
     snprintf(grace, sizeof grace, "%ld", cfg.key_grace);
     const char *retire[] = {PQgetvalue(res, 0, OLD_ID), grace, new_id};
-    sql_do(c, "key rotate",
+    sql_do(d, "key rotate",
            "UPDATE api_keys SET expires_at = now() + make_interval(secs => $2::bigint),"
            " replaced_by = $3 WHERE id = $1",
            3, retire);
     PQclear(res);
-    sql_commit(c, "key rotate");
+    sql_commit(d, "key rotate");
     puts(fresh.text);
-    db_close(c);
+    db_close(d);
     return 0;
 }
 
@@ -166,11 +166,11 @@ static int key_revoke(int argc, char **argv)
 {
     const char *arg = single_key_argument("key revoke", argc, argv);
     market_config cfg;
-    db *c = admin_connect(0, &cfg);
+    db *d = admin_connect(0, &cfg);
     api_key k;
     key_from_argument(&k, "key revoke", arg);
     const char *params[] = {k.hash_hex};
-    PGresult *res = sql_run(c, "key revoke",
+    PGresult *res = sql_run(d, "key revoke",
                             "UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())"
                             " WHERE key_hash = decode($1, 'hex') RETURNING prefix",
                             1, params);
@@ -178,7 +178,7 @@ static int key_revoke(int argc, char **argv)
         fail("key revoke: unknown key");
     printf("revoked %s\n", PQgetvalue(res, 0, 0));
     PQclear(res);
-    db_close(c);
+    db_close(d);
     return 0;
 }
 
@@ -196,13 +196,13 @@ static int key_list(int argc, char **argv)
     parse_options("key list", argc, argv, opts, 2, NULL, 0);
     const char *account = option_required("key list", &opts[0]);
     market_config cfg;
-    db *c = admin_connect(0, &cfg);
-    require_account(c, "key list", account);
+    db *d = admin_connect(0, &cfg);
+    require_account(d, "key list", account);
     const char *params[] = {account};
-    PGresult *res = sql_run(c, "key list", key_list_sql, 1, params);
+    PGresult *res = sql_run(d, "key list", key_list_sql, 1, params);
     print_table(res, opts[1].value != NULL);
     PQclear(res);
-    db_close(c);
+    db_close(d);
     return 0;
 }
 

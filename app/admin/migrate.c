@@ -69,17 +69,17 @@ static char *read_file(const char *path)
     return b.data;
 }
 
-static bool already_applied(db *c, const char *name)
+static bool already_applied(db *d, const char *name)
 {
     const char *params[] = {name};
     PGresult *res =
-        sql_run(c, "migrate", "SELECT 1 FROM schema_migrations WHERE name = $1", 1, params);
+        sql_run(d, "migrate", "SELECT 1 FROM schema_migrations WHERE name = $1", 1, params);
     bool applied = PQntuples(res) > 0;
     PQclear(res);
     return applied;
 }
 
-static void apply(db *c, const char *dir, const char *name)
+static void apply(db *d, const char *dir, const char *name)
 {
     char path[2 * PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -87,18 +87,18 @@ static void apply(db *c, const char *dir, const char *name)
     char what[PATH_MAX + 16];
     snprintf(what, sizeof what, "migrate: %s", name);
 
-    sql_begin(c, what, DB_READ_COMMITTED);
+    sql_begin(d, what, DB_READ_COMMITTED);
     /* The file is trusted SQL of this repository, possibly many statements: the simple
      * query protocol runs them all inside the transaction. */
-    PGresult *res = PQexec(db_conn(c), sql);
+    PGresult *res = PQexec(db_conn(d), sql);
     if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK)
         fail("%s: %s", what, PQresultErrorMessage(res));
     PQclear(res);
     free(sql);
     const char *params[] = {name};
-    sql_do(c, what, "INSERT INTO schema_migrations (name, applied_at) VALUES ($1, now())", 1,
+    sql_do(d, what, "INSERT INTO schema_migrations (name, applied_at) VALUES ($1, now())", 1,
            params);
-    sql_commit(c, what);
+    sql_commit(d, what);
     printf("applied %s\n", name);
     fflush(stdout);
 }
@@ -114,16 +114,16 @@ int cmd_migrate(int argc, char **argv)
         fail("migrate: %s: %s", dir, strerror(errno));
 
     market_config cfg;
-    db *c = admin_connect(0, &cfg);
-    sql_do(c, "migrate: lock", MIGRATE_LOCK, 0, NULL);
-    sql_do(c, "migrate",
+    db *d = admin_connect(0, &cfg);
+    sql_do(d, "migrate: lock", MIGRATE_LOCK, 0, NULL);
+    sql_do(d, "migrate",
            "CREATE TABLE IF NOT EXISTS schema_migrations ("
            " name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
            0, NULL);
     int applied = 0;
     for (int i = 0; i < n; i++) {
-        if (!already_applied(c, entries[i]->d_name)) {
-            apply(c, dir, entries[i]->d_name);
+        if (!already_applied(d, entries[i]->d_name)) {
+            apply(d, dir, entries[i]->d_name);
             applied++;
         }
         free(entries[i]);
@@ -135,9 +135,9 @@ int cmd_migrate(int argc, char **argv)
      * not prompt. VACUUM skips what is already all-visible, so this costs little otherwise;
      * ANALYZE gives the new columns and indexes their statistics. */
     if (applied > 0) {
-        sql_do(c, "migrate: vacuum", "VACUUM (ANALYZE) products", 0, NULL);
+        sql_do(d, "migrate: vacuum", "VACUUM (ANALYZE) products", 0, NULL);
         printf("vacuumed products\n");
     }
-    db_close(c); /* ends the session, which releases the advisory lock */
+    db_close(d); /* ends the session, which releases the advisory lock */
     return 0;
 }

@@ -17,26 +17,26 @@ int cmd_refund(int argc, char **argv)
         fail("refund: %s is not an order id (ord_...)", order);
 
     market_config cfg;
-    db *c = admin_connect(0, &cfg);
-    sql_begin(c, "refund", DB_READ_COMMITTED);
+    db *d = admin_connect(0, &cfg);
+    sql_begin(d, "refund", DB_READ_COMMITTED);
     const char *params[] = {order};
     PGresult *res =
-        sql_run(c, "refund", "SELECT status FROM orders WHERE id = $1 FOR UPDATE", 1, params);
+        sql_run(d, "refund", "SELECT status FROM orders WHERE id = $1 FOR UPDATE", 1, params);
     if (PQntuples(res) == 0)
         fail("refund: no such order %s", order);
     if (strcmp(PQgetvalue(res, 0, 0), "paid") != 0)
         fail("refund: order %s is %s, not paid", order, PQgetvalue(res, 0, 0));
     PQclear(res);
-    sql_do(c, "refund", "UPDATE orders SET status = 'refunded', refunded_at = now() WHERE id = $1",
+    sql_do(d, "refund", "UPDATE orders SET status = 'refunded', refunded_at = now() WHERE id = $1",
            1, params);
-    res = sql_run(c, "refund",
+    res = sql_run(d, "refund",
                   "UPDATE download_tokens SET revoked_at = now() WHERE revoked_at IS NULL"
                   " AND download_id IN (SELECT id FROM downloads WHERE order_id = $1)",
                   1, params);
     const char *revoked = PQcmdTuples(res);
-    sql_commit(c, "refund");
+    sql_commit(d, "refund");
     printf("refunded %s (%s links revoked)\n", order, revoked);
     PQclear(res);
-    db_close(c);
+    db_close(d);
     return 0;
 }

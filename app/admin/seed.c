@@ -27,7 +27,7 @@
 
 /* --- existing seeded rows -------------------------------------------------------------- */
 
-static bool has_seeded(db *c, const seed_plan *plan, const char *table, const char *prefix)
+static bool has_seeded(db *d, const seed_plan *plan, const char *table, const char *prefix)
 {
     char lo[32], hi[32], pattern[48], sql[160];
     seed_id_range(plan, prefix, 0, SEED_MAX_ROWS, lo, hi, pattern);
@@ -36,7 +36,7 @@ static bool has_seeded(db *c, const seed_plan *plan, const char *table, const ch
              "SELECT 1 FROM %s WHERE id BETWEEN $1 AND $2 AND id ~ $3 AND mode = $4 LIMIT 1",
              table);
     const char *params[] = {lo, hi, pattern, plan->mode};
-    PGresult *res = sql_run(c, "seed", sql, 4, params);
+    PGresult *res = sql_run(d, "seed", sql, 4, params);
     bool found = PQntuples(res) > 0;
     PQclear(res);
     return found;
@@ -44,9 +44,9 @@ static bool has_seeded(db *c, const seed_plan *plan, const char *table, const ch
 
 /* The previous seeded products are deleted by the slices that replace them (seed_write.c);
  * the orders first, here, as their items reference products of every slice. */
-static void clear_previous(db *c, const seed_plan *plan)
+static void clear_previous(db *d, const seed_plan *plan)
 {
-    if (!has_seeded(c, plan, "products", "prod_") && !has_seeded(c, plan, "orders", "ord_"))
+    if (!has_seeded(d, plan, "products", "prod_") && !has_seeded(d, plan, "orders", "ord_"))
         return;
     if (!plan->replace)
         fail("seed: %s mode already has seeded rows (prod_%c0000001...); use --replace to "
@@ -55,7 +55,7 @@ static void clear_previous(db *c, const seed_plan *plan)
     char lo[32], hi[32], pattern[48];
     seed_id_range(plan, "ord_", 0, SEED_MAX_ROWS, lo, hi, pattern);
     const char *params[] = {lo, hi, pattern, plan->mode};
-    sql_do(c, "seed --replace",
+    sql_do(d, "seed --replace",
            "DELETE FROM orders WHERE id BETWEEN $1 AND $2 AND id ~ $3 AND mode = $4", 4, params);
 }
 
@@ -72,14 +72,14 @@ static void copy_account(copy_stream *cs, const char *id, long created)
     copy_row_end(cs);
 }
 
-static void write_accounts(db *c, const seed_plan *plan)
+static void write_accounts(db *d, const seed_plan *plan)
 {
-    sql_do(c, "seed",
+    sql_do(d, "seed",
            "CREATE TEMP TABLE seed_accounts (id text, email text, created_at timestamptz)"
            " ON COMMIT DROP",
            0, NULL);
     copy_stream cs;
-    copy_begin(&cs, c, "seed: accounts", "COPY seed_accounts FROM STDIN");
+    copy_begin(&cs, d, "seed: accounts", "COPY seed_accounts FROM STDIN");
     for (long n = 1; n <= plan->sellers; n++) {
         seed_seller s;
         seed_make_seller(n, &s);
@@ -91,21 +91,21 @@ static void write_accounts(db *c, const seed_plan *plan)
         copy_account(&cs, id, SEED_ANCHOR - SEED_SPAN);
     }
     copy_end(&cs);
-    sql_do(c, "seed: accounts",
+    sql_do(d, "seed: accounts",
            "INSERT INTO accounts (id, email, created_at)"
            " SELECT id, email, created_at FROM seed_accounts"
            " ON CONFLICT (id) DO NOTHING",
            0, NULL);
 }
 
-static void write_sellers(db *c, const seed_plan *plan)
+static void write_sellers(db *d, const seed_plan *plan)
 {
-    sql_do(c, "seed",
+    sql_do(d, "seed",
            "CREATE TEMP TABLE seed_sellers (id text, account_id text, name text,"
            " bio text, website text, created_at timestamptz) ON COMMIT DROP",
            0, NULL);
     copy_stream cs;
-    copy_begin(&cs, c, "seed: sellers", "COPY seed_sellers FROM STDIN");
+    copy_begin(&cs, d, "seed: sellers", "COPY seed_sellers FROM STDIN");
     for (long n = 1; n <= plan->sellers; n++) {
         seed_seller s;
         seed_make_seller(n, &s);
@@ -117,7 +117,7 @@ static void write_sellers(db *c, const seed_plan *plan)
         copy_row_end(&cs);
     }
     copy_end(&cs);
-    sql_do(c, "seed: sellers",
+    sql_do(d, "seed: sellers",
            "INSERT INTO sellers (id, account_id, name, bio, website, created_at)"
            " SELECT id, account_id, name, bio, website, created_at"
            " FROM seed_sellers ON CONFLICT (id) DO NOTHING",
@@ -142,10 +142,10 @@ static void order_done(order_progress *op, long rows)
 
 /* Orders go in with their final status before their items: the sale triggers of
  * 003_event_triggers.sql are deferred to commit, when the items are there. */
-static void write_order_rows(db *c, const seed_plan *plan, seed_counts *counts, order_progress *op)
+static void write_order_rows(db *d, const seed_plan *plan, seed_counts *counts, order_progress *op)
 {
     copy_stream cs;
-    copy_begin(&cs, c, "seed: orders",
+    copy_begin(&cs, d, "seed: orders",
                "COPY orders (id, mode, account_id, status, currency, created_at, paid_at,"
                " refunded_at) FROM STDIN");
     for (long n = 1; n <= plan->orders; n++) {
@@ -175,10 +175,10 @@ static void write_order_rows(db *c, const seed_plan *plan, seed_counts *counts, 
     copy_end(&cs);
 }
 
-static void write_items(db *c, const seed_plan *plan, seed_counts *counts, order_progress *op)
+static void write_items(db *d, const seed_plan *plan, seed_counts *counts, order_progress *op)
 {
     copy_stream cs;
-    copy_begin(&cs, c, "seed: order items",
+    copy_begin(&cs, d, "seed: order items",
                "COPY order_items (order_id, position, product_id, tier_id, title, tier_name,"
                " price_minor) FROM STDIN");
     for (long n = 1; n <= plan->orders; n++) {
@@ -208,10 +208,10 @@ static void write_items(db *c, const seed_plan *plan, seed_counts *counts, order
 }
 
 /* One file per seeded product, so one download per item: dl_<order>_<position>. */
-static void write_downloads(db *c, const seed_plan *plan, seed_counts *counts, order_progress *op)
+static void write_downloads(db *d, const seed_plan *plan, seed_counts *counts, order_progress *op)
 {
     copy_stream cs;
-    copy_begin(&cs, c, "seed: downloads",
+    copy_begin(&cs, d, "seed: downloads",
                "COPY downloads (id, order_id, position, file_id, created_at) FROM STDIN");
     for (long n = 1; n <= plan->orders; n++) {
         seed_order o;
@@ -238,19 +238,19 @@ static void write_downloads(db *c, const seed_plan *plan, seed_counts *counts, o
 
 /* Phase 3: after the catalogue has committed, as items reference products of every
  * slice. */
-static void write_orders(db *c, const seed_plan *plan, seed_counts *counts)
+static void write_orders(db *d, const seed_plan *plan, seed_counts *counts)
 {
     if (plan->orders == 0)
         return;
     order_progress op = {.steps = 0, .rows = 0};
     progress_begin(&op.bar, "seed: orders", plan->orders * 3);
-    sql_begin(c, "seed", DB_READ_COMMITTED);
-    write_order_rows(c, plan, counts, &op);
-    write_items(c, plan, counts, &op);
-    write_downloads(c, plan, counts, &op);
+    sql_begin(d, "seed", DB_READ_COMMITTED);
+    write_order_rows(d, plan, counts, &op);
+    write_items(d, plan, counts, &op);
+    write_downloads(d, plan, counts, &op);
     progress_end(&op.bar, op.rows);
     progress_note("seed: committing the orders (their sale triggers run now)");
-    sql_commit(c, "seed");
+    sql_commit(d, "seed");
 }
 
 /* --- the command ----------------------------------------------------------------------- */
@@ -300,32 +300,32 @@ static void parse_plan(int argc, char **argv, seed_plan *plan)
 /* Phase 1. The lock is the session's, held until the command ends: two seeds of one mode
  * at once would both find nothing seeded and then collide, so the second waits here for
  * the first to finish, then sees its rows. */
-static void write_shared(db *c, const seed_plan *plan)
+static void write_shared(db *d, const seed_plan *plan)
 {
     const char *lock[] = {plan->mode};
-    sql_do(c, "seed", "SELECT pg_advisory_lock(hashtext('market-admin seed'), hashtext($1))", 1,
+    sql_do(d, "seed", "SELECT pg_advisory_lock(hashtext('market-admin seed'), hashtext($1))", 1,
            lock);
-    sql_begin(c, "seed", DB_READ_COMMITTED);
-    clear_previous(c, plan);
-    write_accounts(c, plan);
-    write_sellers(c, plan);
-    sql_commit(c, "seed");
+    sql_begin(d, "seed", DB_READ_COMMITTED);
+    clear_previous(d, plan);
+    write_accounts(d, plan);
+    write_sellers(d, plan);
+    sql_commit(d, "seed");
 }
 
 /* Phase 4. VACUUM also moves the GIN index's pending list, filled by the load, into the
  * index proper (until then every search reads that list in full) and marks the pages
  * all-visible for index-only scans; ANALYZE gives the API's first queries good plans. The
  * order tables too: the seed may have written or (--replace) deleted orders. */
-static void tidy_up(db *c, const seed_plan *plan)
+static void tidy_up(db *d, const seed_plan *plan)
 {
     const char *tables = "products, tiers, files, orders, order_items, downloads";
     progress_note(plan->vacuum ? "seed: vacuum and analyze" : "seed: analyze");
     char sql[128]; /* constants only */
     snprintf(sql, sizeof sql, "%s %s", plan->vacuum ? "VACUUM (ANALYZE)" : "ANALYZE", tables);
-    sql_do(c, "seed", sql, 0, NULL);
+    sql_do(d, "seed", sql, 0, NULL);
     /* The copy of the statistics relevance reads (009_graded_relevance.sql), from the
      * new ones, before the first search has to. */
-    PQclear(sql_run(c, "seed", "SELECT market_word_stats_fresh()", 0, NULL));
+    PQclear(sql_run(d, "seed", "SELECT market_word_stats_fresh()", 0, NULL));
 }
 
 typedef struct {
@@ -363,22 +363,22 @@ int cmd_seed(int argc, char **argv)
     t.mark = t.start;
 
     market_config cfg;
-    db *c = admin_connect(0, &cfg);
+    db *d = admin_connect(0, &cfg);
     seed_counts counts = {0};
-    write_shared(c, &plan);
-    seed_indexes_restore(c); /* what a seed that failed may have left set aside */
+    write_shared(d, &plan);
+    seed_indexes_restore(d); /* what a seed that failed may have left set aside */
     t.shared = lap(&t);
     if (plan.products >= SEED_DEFER_INDEXES)
-        seed_indexes_set_aside(c);
+        seed_indexes_set_aside(d);
     seed_run_slices(&plan, &counts);
     t.catalogue = lap(&t);
-    seed_indexes_restore(c);
+    seed_indexes_restore(d);
     t.indexes = lap(&t);
-    write_orders(c, &plan, &counts);
+    write_orders(d, &plan, &counts);
     t.orders = lap(&t);
-    tidy_up(c, &plan);
+    tidy_up(d, &plan);
     t.tidy = lap(&t);
-    db_close(c);
+    db_close(d);
     print_summary(&plan, &counts, &t);
     return 0;
 }

@@ -136,7 +136,7 @@ void seed_id_range(const seed_plan *plan, const char *prefix, long first, long l
 
 /* COPYs one slice (after deleting its share of the previous seed with --replace) on c,
  * inside the caller's transaction, then writes its disk files with --files. */
-void seed_write_slice(db *c, const seed_plan *plan, seed_slice s, seed_counts *counts);
+void seed_write_slice(db *d, const seed_plan *plan, seed_slice s, seed_counts *counts);
 
 /* Writes the whole catalogue in plan->jobs slices at once, each in a process of its own
  * with its own connection and transaction, and commits them together once all are
@@ -148,7 +148,7 @@ void seed_run_slices(const seed_plan *plan, seed_counts *counts);
  * secondary indexes aside before its load and rebuilds them after it. restore rebuilds
  * whatever is set aside (also what a failed seed left) and returns how many. */
 #define SEED_DEFER_INDEXES 100000
-void seed_indexes_set_aside(db *c);
-int seed_indexes_restore(db *c);
+void seed_indexes_set_aside(db *d);
+int seed_indexes_restore(db *d);
 
 #endif

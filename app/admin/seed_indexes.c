@@ -40,47 +40,47 @@ static const char *const set_aside_sql[] = {
     "  END LOOP; END $$",
 };
 
-void seed_indexes_set_aside(db *c)
+void seed_indexes_set_aside(db *d)
 {
-    sql_begin(c, "seed", DB_READ_COMMITTED);
+    sql_begin(d, "seed", DB_READ_COMMITTED);
     for (size_t i = 0; i < sizeof set_aside_sql / sizeof set_aside_sql[0]; i++)
-        sql_do(c, "seed", set_aside_sql[i], 0, NULL);
-    sql_commit(c, "seed");
+        sql_do(d, "seed", set_aside_sql[i], 0, NULL);
+    sql_commit(d, "seed");
 }
 
 /* Runs one recorded definition and forgets it, in one transaction. */
-static void rebuild_one(db *c, const char *name, const char *definition)
+static void rebuild_one(db *d, const char *name, const char *definition)
 {
     const char *params[] = {name};
-    sql_begin(c, "seed", DB_READ_COMMITTED);
-    sql_do(c, "seed", definition, 0, NULL);
-    sql_do(c, "seed", "DELETE FROM seed_deferred_indexes WHERE name = $1", 1, params);
-    sql_commit(c, "seed");
+    sql_begin(d, "seed", DB_READ_COMMITTED);
+    sql_do(d, "seed", definition, 0, NULL);
+    sql_do(d, "seed", "DELETE FROM seed_deferred_indexes WHERE name = $1", 1, params);
+    sql_commit(d, "seed");
 }
 
 /* Starts one rebuild on c without waiting for it. */
-static void rebuild_start(db *c, const char *definition)
+static void rebuild_start(db *d, const char *definition)
 {
-    if (!PQsendQuery(db_conn(c), definition))
-        fail("seed: %s", db_error(c));
+    if (!PQsendQuery(db_conn(d), definition))
+        fail("seed: %s", db_error(d));
 }
 
 /* Waits for the rebuild started on c, then forgets its definition. */
-static void rebuild_finish(db *c, const char *name)
+static void rebuild_finish(db *d, const char *name)
 {
     PGresult *res;
-    while ((res = PQgetResult(db_conn(c))) != NULL) {
+    while ((res = PQgetResult(db_conn(d))) != NULL) {
         if (PQresultStatus(res) != PGRES_COMMAND_OK)
             fail("seed: rebuilding index %s: %s", name, PQresultErrorMessage(res));
         PQclear(res);
     }
     const char *params[] = {name};
-    sql_do(c, "seed", "DELETE FROM seed_deferred_indexes WHERE name = $1", 1, params);
+    sql_do(d, "seed", "DELETE FROM seed_deferred_indexes WHERE name = $1", 1, params);
 }
 
-int seed_indexes_restore(db *c)
+int seed_indexes_restore(db *d)
 {
-    PGresult *rows = sql_run(c, "seed",
+    PGresult *rows = sql_run(d, "seed",
                              "SELECT name, definition FROM seed_deferred_indexes"
                              " ORDER BY pages DESC, name",
                              0, NULL);
@@ -94,7 +94,7 @@ int seed_indexes_restore(db *c)
         db *side = admin_connect(0, &cfg);
         rebuild_start(side, PQgetvalue(rows, 0, 1));
         for (int i = 1; i < n; i++)
-            rebuild_one(c, PQgetvalue(rows, i, 0), PQgetvalue(rows, i, 1));
+            rebuild_one(d, PQgetvalue(rows, i, 0), PQgetvalue(rows, i, 1));
         rebuild_finish(side, PQgetvalue(rows, 0, 0));
         db_close(side);
     }

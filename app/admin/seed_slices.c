@@ -62,14 +62,14 @@ static noreturn void writer_main(const seed_plan *plan, seed_slice s, pid_t main
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != main_pid)
         _exit(EXIT_FAILURE);
     market_config cfg;
-    db *c = admin_connect(0, &cfg);
+    db *d = admin_connect(0, &cfg);
     /* Waiting for the other slices is idle time in a transaction: a limit on it set for
      * the role or the server must not end this one. */
-    sql_do(c, "seed", "SELECT set_config('idle_in_transaction_session_timeout', '0', false)", 0,
+    sql_do(d, "seed", "SELECT set_config('idle_in_transaction_session_timeout', '0', false)", 0,
            NULL);
-    sql_begin(c, "seed", DB_READ_COMMITTED);
+    sql_begin(d, "seed", DB_READ_COMMITTED);
     seed_counts counts = {0};
-    seed_write_slice(c, plan, s, &counts);
+    seed_write_slice(d, plan, s, &counts);
     /* Less than PIPE_BUF: written and read in one piece. */
     if (write(report, &counts, sizeof counts) != (ssize_t)sizeof counts)
         fail("seed: cannot report to the main process: %s", strerror(errno));
@@ -81,8 +81,8 @@ static noreturn void writer_main(const seed_plan *plan, seed_slice s, pid_t main
              "seed: committing products %ld to %ld (other slices may have committed; seed "
              "--replace starts over)",
              s.first, s.last);
-    sql_commit(c, what);
-    db_close(c);
+    sql_commit(d, what);
+    db_close(d);
     _exit(EXIT_SUCCESS);
 }
 

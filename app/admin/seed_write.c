@@ -26,13 +26,13 @@ void seed_id_range(const seed_plan *plan, const char *prefix, long first, long l
  * first and last slices also take the numbers outside 1..products (a previous seed may
  * have been larger). Seeded orders, which reference products of every slice, were
  * deleted before the slices started. */
-static void delete_previous(db *c, const seed_plan *plan, seed_slice s)
+static void delete_previous(db *d, const seed_plan *plan, seed_slice s)
 {
     char lo[32], hi[32], pattern[48];
     seed_id_range(plan, "prod_", s.first == 1 ? 0 : s.first,
                   s.last == plan->products ? SEED_MAX_ROWS : s.last, lo, hi, pattern);
     const char *params[] = {lo, hi, pattern, plan->mode};
-    sql_do(c, "seed --replace",
+    sql_do(d, "seed --replace",
            "DELETE FROM products WHERE id BETWEEN $1 AND $2 AND id ~ $3 AND mode = $4", 4, params);
 }
 
@@ -69,10 +69,10 @@ static void advance(seed_slice s, long rows)
     atomic_fetch_add_explicit(&s.meter->rows, rows, memory_order_relaxed);
 }
 
-static void write_products(db *c, const seed_plan *plan, seed_slice s)
+static void write_products(db *d, const seed_plan *plan, seed_slice s)
 {
     copy_stream cs;
-    copy_begin(&cs, c, "seed: products",
+    copy_begin(&cs, d, "seed: products",
                "COPY products (id, mode, seller_id, title, description, category, currency,"
                " exponent, status, min_price_minor, created_at, updated_at) FROM STDIN");
     for (long n = s.first; n <= s.last; n++) {
@@ -84,10 +84,10 @@ static void write_products(db *c, const seed_plan *plan, seed_slice s)
     copy_end(&cs);
 }
 
-static void write_tiers(db *c, const seed_plan *plan, seed_slice s, seed_counts *counts)
+static void write_tiers(db *d, const seed_plan *plan, seed_slice s, seed_counts *counts)
 {
     copy_stream cs;
-    copy_begin(&cs, c, "seed: tiers",
+    copy_begin(&cs, d, "seed: tiers",
                "COPY tiers (id, product_id, name, description, price_minor, licence) FROM STDIN");
     for (long n = s.first; n <= s.last; n++) {
         seed_product p;
@@ -109,10 +109,10 @@ static void write_tiers(db *c, const seed_plan *plan, seed_slice s, seed_counts 
     copy_end(&cs);
 }
 
-static void write_files(db *c, const seed_plan *plan, seed_slice s)
+static void write_files(db *d, const seed_plan *plan, seed_slice s)
 {
     copy_stream cs;
-    copy_begin(&cs, c, "seed: files",
+    copy_begin(&cs, d, "seed: files",
                "COPY files (id, product_id, filename, path, size_bytes) FROM STDIN");
     for (long n = s.first; n <= s.last; n++) {
         seed_product p;
@@ -177,21 +177,21 @@ static void write_disk_files(const seed_plan *plan, seed_slice s, seed_counts *c
  * those checks for this transaction: in replica mode PostgreSQL fires no ordinary
  * trigger, the foreign-key triggers included. Only the COPYs run that way; the deletes of
  * --replace run before, with their cascades. Without the right the checks simply run. */
-static void skip_reference_checks_if_allowed(db *c)
+static void skip_reference_checks_if_allowed(db *d)
 {
-    const char *superuser = PQparameterStatus(db_conn(c), "is_superuser");
+    const char *superuser = PQparameterStatus(db_conn(d), "is_superuser");
     if (superuser == NULL || strcmp(superuser, "on") != 0)
         return;
-    sql_do(c, "seed", "SET LOCAL session_replication_role = replica", 0, NULL);
+    sql_do(d, "seed", "SET LOCAL session_replication_role = replica", 0, NULL);
 }
 
-void seed_write_slice(db *c, const seed_plan *plan, seed_slice s, seed_counts *counts)
+void seed_write_slice(db *d, const seed_plan *plan, seed_slice s, seed_counts *counts)
 {
     if (plan->replace)
-        delete_previous(c, plan, s);
-    skip_reference_checks_if_allowed(c);
-    write_products(c, plan, s);
-    write_tiers(c, plan, s, counts);
-    write_files(c, plan, s);
+        delete_previous(d, plan, s);
+    skip_reference_checks_if_allowed(d);
+    write_products(d, plan, s);
+    write_tiers(d, plan, s, counts);
+    write_files(d, plan, s);
     write_disk_files(plan, s, counts);
 }

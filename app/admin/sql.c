@@ -14,69 +14,69 @@ db *admin_connect(int needs, market_config *cfg)
     char err[512];
     if (!config_load(cfg, needs, err, sizeof err))
         fail("%s", err);
-    db *c = db_open(cfg->db, "market-admin");
-    db_fail_fast(c); /* a failure is reported once, by fail(), and ends the command */
-    if (!db_ready(c))
-        fail("cannot connect to the database: %s", db_error(c));
-    return c;
+    db *d = db_open(cfg->db, "market-admin");
+    db_fail_fast(d); /* a failure is reported once, by fail(), and ends the command */
+    if (!db_ready(d))
+        fail("cannot connect to the database: %s", db_error(d));
+    return d;
 }
 
-static const char *primary_message(db *c, const PGresult *res)
+static const char *primary_message(db *d, const PGresult *res)
 {
     const char *m = res != NULL ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
-    return m != NULL ? m : db_error(c);
+    return m != NULL ? m : db_error(d);
 }
 
-static PGresult *checked(db *c, const char *what, PGresult *res)
+static PGresult *checked(db *d, const char *what, PGresult *res)
 {
     ExecStatusType st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
     if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK)
-        fail("%s: %s", what, primary_message(c, res));
+        fail("%s: %s", what, primary_message(d, res));
     return res;
 }
 
-PGresult *sql_run(db *c, const char *what, const char *sql, int nparams, const char *const *params)
+PGresult *sql_run(db *d, const char *what, const char *sql, int nparams, const char *const *params)
 {
-    return checked(c, what, db_exec_params(c, sql, nparams, params));
+    return checked(d, what, db_exec_params(d, sql, nparams, params));
 }
 
-void sql_do(db *c, const char *what, const char *sql, int nparams, const char *const *params)
+void sql_do(db *d, const char *what, const char *sql, int nparams, const char *const *params)
 {
-    PQclear(sql_run(c, what, sql, nparams, params));
+    PQclear(sql_run(d, what, sql, nparams, params));
 }
 
-void sql_begin(db *c, const char *what, db_isolation level)
+void sql_begin(db *d, const char *what, db_isolation level)
 {
-    if (!db_begin(c, level))
-        fail("%s: %s", what, db_error(c));
+    if (!db_begin(d, level))
+        fail("%s: %s", what, db_error(d));
 }
 
-void sql_commit(db *c, const char *what)
+void sql_commit(db *d, const char *what)
 {
-    if (!db_commit(c))
-        fail("%s: %s", what, db_error(c));
+    if (!db_commit(d))
+        fail("%s: %s", what, db_error(d));
 }
 
-PGresult *stmt_run(db *c, db_stmt *s, const char *const *params)
+PGresult *stmt_run(db *d, db_stmt *s, const char *const *params)
 {
-    return checked(c, s->name, db_exec(c, s, params));
+    return checked(d, s->name, db_exec(d, s, params));
 }
 
-void stmt_do(db *c, db_stmt *s, const char *const *params)
+void stmt_do(db *d, db_stmt *s, const char *const *params)
 {
-    PQclear(stmt_run(c, s, params));
+    PQclear(stmt_run(d, s, params));
 }
 
-void copy_begin(copy_stream *cs, db *c, const char *what, const char *sql)
+void copy_begin(copy_stream *cs, db *d, const char *what, const char *sql)
 {
-    cs->conn = c;
+    cs->conn = d;
     cs->what = what;
     cs->rows = 0;
     cs->first_field = true;
     buf_init(&cs->data, COPY_CHUNK + 4096);
-    PGresult *res = PQexec(db_conn(c), sql);
+    PGresult *res = PQexec(db_conn(d), sql);
     if (PQresultStatus(res) != PGRES_COPY_IN)
-        fail("%s: %s", what, primary_message(c, res));
+        fail("%s: %s", what, primary_message(d, res));
     PQclear(res);
 }
 

@@ -22,12 +22,12 @@ static int webhooks_list(int argc, char **argv)
     parse_options("webhooks list", argc, argv, opts, 3, NULL, 0);
     const char *mode = opts[1].value != NULL ? parse_mode("webhooks list", opts[1].value) : NULL;
     market_config cfg;
-    db *c = admin_connect(0, &cfg);
+    db *d = admin_connect(0, &cfg);
     const char *params[] = {opts[0].value, mode};
-    PGresult *res = sql_run(c, "webhooks list", list_sql, 2, params);
+    PGresult *res = sql_run(d, "webhooks list", list_sql, 2, params);
     print_table(res, opts[2].value != NULL);
     PQclear(res);
-    db_close(c);
+    db_close(d);
     return 0;
 }
 
@@ -46,9 +46,9 @@ static int webhooks_set_status(int argc, char **argv, const char *what, const ch
 {
     const char *id = subscription_argument(what, argc, argv);
     market_config cfg;
-    db *c = admin_connect(0, &cfg);
+    db *d = admin_connect(0, &cfg);
     const char *params[] = {id, status};
-    PGresult *res = sql_run(c, what,
+    PGresult *res = sql_run(d, what,
                             "UPDATE webhook_subscriptions SET status = $2, updated_at = now()"
                             " WHERE id = $1 AND status <> 'deleted' RETURNING id",
                             2, params);
@@ -56,7 +56,7 @@ static int webhooks_set_status(int argc, char **argv, const char *what, const ch
         fail("%s: no such subscription %s", what, id);
     printf("%s %s\n", status, id);
     PQclear(res);
-    db_close(c);
+    db_close(d);
     return 0;
 }
 
@@ -64,9 +64,9 @@ static int webhooks_delete(int argc, char **argv)
 {
     const char *id = subscription_argument("webhooks delete", argc, argv);
     market_config cfg;
-    db *c = admin_connect(0, &cfg);
+    db *d = admin_connect(0, &cfg);
     const char *params[] = {id};
-    PGresult *res = sql_run(c, "webhooks delete",
+    PGresult *res = sql_run(d, "webhooks delete",
                             "SELECT subscription_id, deliveries_ended"
                             " FROM webhook_subscription_delete($1, NULL, NULL)",
                             1, params);
@@ -74,7 +74,7 @@ static int webhooks_delete(int argc, char **argv)
         fail("webhooks delete: no such subscription %s", id);
     printf("deleted %s (%s pending deliveries ended)\n", id, PQgetvalue(res, 0, 1));
     PQclear(res);
-    db_close(c);
+    db_close(d);
     return 0;
 }
 

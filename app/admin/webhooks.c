@@ -10,11 +10,11 @@
 #include "money.h"
 #include "text.h"
 
-static int currency_exponent(db *c, const char *currency)
+static int currency_exponent(db *d, const char *currency)
 {
     const char *params[] = {currency};
     PGresult *res =
-        sql_run(c, "payout", "SELECT exponent FROM currencies WHERE code = $1", 1, params);
+        sql_run(d, "payout", "SELECT exponent FROM currencies WHERE code = $1", 1, params);
     if (PQntuples(res) == 0)
         fail("payout: unknown currency %s", currency);
     int exponent = (int)strtol(PQgetvalue(res, 0, 0), NULL, 10);
@@ -37,13 +37,13 @@ int cmd_payout(int argc, char **argv)
         usage_fail("payout: --currency must be an ISO 4217 code such as USD");
 
     market_config cfg;
-    db *c = admin_connect(0, &cfg);
-    int exponent = currency_exponent(c, currency);
+    db *d = admin_connect(0, &cfg);
+    int exponent = currency_exponent(d, currency);
     int64_t minor;
     if (!money_parse(amount, exponent, &minor) || minor <= 0)
         fail("payout: --amount must be a positive number with at most %d decimals", exponent);
     const char *find[] = {seller};
-    PGresult *res = sql_run(c, "payout", "SELECT 1 FROM sellers WHERE id = $1", 1, find);
+    PGresult *res = sql_run(d, "payout", "SELECT 1 FROM sellers WHERE id = $1", 1, find);
     if (PQntuples(res) == 0)
         fail("payout: no such seller %s", seller);
     PQclear(res);
@@ -52,12 +52,12 @@ int cmd_payout(int argc, char **argv)
     ids_random(id, sizeof id, "po_");
     snprintf(minor_text, sizeof minor_text, "%lld", (long long)minor);
     const char *params[] = {id, mode, seller, minor_text, currency};
-    sql_do(c, "payout",
+    sql_do(d, "payout",
            "INSERT INTO payouts (id, mode, seller_id, amount_minor, currency, status, sent_at)"
            " VALUES ($1, $2, $3, $4, $5, 'sent', now())",
            5, params);
     puts(id);
-    db_close(c);
+    db_close(d);
     return 0;
 }
 
@@ -119,9 +119,9 @@ int cmd_deliveries(int argc, char **argv)
     snprintf(limit_text, sizeof limit_text, "%ld", limit);
 
     market_config cfg;
-    db *c = admin_connect(0, &cfg);
+    db *d = admin_connect(0, &cfg);
     const char *params[] = {status, opts[2].value, since, limit > 0 ? limit_text : NULL};
-    PGresult *res = sql_run(c, "deliveries", deliveries_sql, 4, params);
+    PGresult *res = sql_run(d, "deliveries", deliveries_sql, 4, params);
     bool more = limit > 0 && PQntuples(res) > limit;
     if (more)
         fprintf(stderr,
@@ -130,7 +130,7 @@ int cmd_deliveries(int argc, char **argv)
                 limit);
     print_table_rows(res, opts[5].value != NULL, more ? (int)limit : PQntuples(res));
     PQclear(res);
-    db_close(c);
+    db_close(d);
     return 0;
 }
 
@@ -150,24 +150,24 @@ int cmd_redeliver(int argc, char **argv)
         fail("redeliver: %s is not an event id (evt_...)", event);
 
     market_config cfg;
-    db *c = admin_connect(0, &cfg);
-    sql_begin(c, "redeliver", DB_READ_COMMITTED);
+    db *d = admin_connect(0, &cfg);
+    sql_begin(d, "redeliver", DB_READ_COMMITTED);
     const char *params[] = {event};
     PGresult *res =
-        sql_run(c, "redeliver", "SELECT 1 FROM events WHERE id = $1 FOR SHARE", 1, params);
+        sql_run(d, "redeliver", "SELECT 1 FROM events WHERE id = $1 FOR SHARE", 1, params);
     if (PQntuples(res) == 0)
         fail("redeliver: no such event %s", event);
     PQclear(res);
-    res = sql_run(c, "redeliver",
+    res = sql_run(d, "redeliver",
                   "UPDATE webhook_deliveries SET status = 'pending', attempts = 0,"
                   " next_attempt_at = now(), lease_until = NULL, leased_by = NULL,"
                   " delivered_at = NULL WHERE event_id = $1 AND status <> 'endpoint_deleted'",
                   1, params);
     /* Delivered at commit: drainers listening wake up and find the rows due. */
-    sql_do(c, "redeliver", "NOTIFY market_webhooks", 0, NULL);
-    sql_commit(c, "redeliver");
+    sql_do(d, "redeliver", "NOTIFY market_webhooks", 0, NULL);
+    sql_commit(d, "redeliver");
     printf("redelivering %s (%s deliveries)\n", event, PQcmdTuples(res));
     PQclear(res);
-    db_close(c);
+    db_close(d);
     return 0;
 }
