@@ -7,12 +7,21 @@
  *
  * The connection may go away at any time (database restart, network). db_exec then
  * returns NULL and the caller answers 503; the next call reconnects, at most every
- * DB_RETRY_MS, so a down database costs callers almost nothing. */
+ * DB_RETRY_MS, so a down database costs callers almost nothing.
+ *
+ * This header is the whole of the database layer that callers see: the connection itself
+ * (libpq's PGconn) never leaves lib/db*.c, and results are read through the accessors at
+ * the end (inline: a cell is read where libpq keeps it, without a copy). The layer is
+ * split by responsibility: db.c (the handle, connecting, the host race), db_statements.c
+ * (prepared statements, pipelines, transactions), db_notify.c (LISTEN/NOTIFY) and
+ * db_script.c (a tool's scripts and COPY); db_internal.h is what they share. */
 #ifndef MARKET_DB_H
 #define MARKET_DB_H
 
 #include <libpq-fe.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
 
 #define DB_RETRY_MS 200
 
@@ -82,9 +91,25 @@ int db_socket(db *d);
  * false when the connection broke (it is dropped). */
 bool db_consume(db *d);
 
-/* Runs SQL that is not worth preparing (a migration, a one-off query), with text
- * parameters; NULL when the connection failed, else a result the caller must PQclear. */
+/* SQL that is not a prepared statement (db_script.c). db_exec_params runs SQL not worth
+ * preparing (a one-off query), with text parameters; NULL when the connection failed,
+ * else a result the caller must PQclear. */
 PGresult *db_exec_params(db *d, const char *sql, int nparams, const char *const *params);
+
+/* Runs trusted SQL of this repository that may hold several statements (a migration), in
+ * the simple query protocol; the result of the last statement, or NULL as above. */
+PGresult *db_exec_script(db *d, const char *sql);
+
+/* Sends such SQL without waiting for it on an open connection (another connection can
+ * work meanwhile); db_receive waits for its result. False when the connection failed. */
+bool db_send_script(db *d, const char *sql);
+
+/* COPY ... FROM STDIN: db_exec_script runs the COPY statement, whose result is
+ * db_copy_started when the server waits for rows; db_copy_put sends rows (text format,
+ * any number of bytes; false when the connection failed) and db_copy_end ends them: the
+ * COPY's result (the first failure if any), or NULL when the connection failed. */
+bool db_copy_put(db *d, const char *data, size_t len);
+PGresult *db_copy_end(db *d);
 
 /* For a command-line tool: db logs nothing (the tool reports failures itself) and never
  * reconnects once connected, since a new session would silently lose what the old one
@@ -114,7 +139,18 @@ bool db_rollback(db *d);
 /* True when the last failed result was a lost connection rather than an SQL error. */
 bool db_is_down(db *d);
 
-PGconn *db_conn(db *d);
+/* Whether a connection is held at all, even a broken one not dropped yet (dropped: the
+ * next db_connect_start is the way back). */
+bool db_has_connection(const db *d);
+
+/* Where the current session stands: no usable session (or a statement in progress), idle,
+ * inside a transaction, or inside a failed one (only a rollback ends it). */
+typedef enum { DB_TX_NONE, DB_TX_IDLE, DB_TX_OPEN, DB_TX_FAILED } db_tx_state;
+db_tx_state db_transaction(const db *d);
+
+/* A setting the server reports on its own (ParameterStatus: is_superuser,
+ * server_version…) for the current session, or NULL. */
+const char *db_server_param(const db *d, const char *name);
 
 /* How many connections this db has opened so far (1 after the first; every reconnect
  * adds one). */
@@ -140,6 +176,19 @@ void db_disconnect(db *d);
 bool db_send(db *d, db_stmt *stmt, const char *const *params);
 PGresult *db_receive(db *d, int timeout_ms); /* timeout_ms < 0: as long as it takes */
 
+/* The answer to db_send without ever waiting, for a loop that polls db_socket along with
+ * other work: reads what arrived, and once the answer is whole gives its result in *res
+ * (DB_ANSWERED; the caller PQclears it, and it may be an SQL error). DB_ANSWER_PENDING:
+ * not whole yet, look again when the socket is readable. DB_ANSWER_LOST: the connection
+ * failed (db_error says why; the caller drops it with db_disconnect). */
+typedef enum { DB_ANSWER_PENDING, DB_ANSWERED, DB_ANSWER_LOST } db_answer;
+db_answer db_collect(db *d, PGresult **res);
+
+/* Asks the server to cancel the statement in flight, without waiting (a statement
+ * cancelled this way rolls back). True when it was asked, or there was nothing to ask;
+ * false with err set when the request could not be sent. */
+bool db_cancel(db *d, char *err, size_t errlen);
+
 /* The last error, one line: why the connection was dropped or failed, or why db_begin,
  * db_commit or db_rollback failed (the server's primary message). */
 const char *db_error(db *d);
@@ -147,10 +196,82 @@ const char *db_error(db *d);
 /* The SQLSTATE of a failed result, or "" */
 const char *db_sqlstate(const PGresult *res);
 
+/* Reading a result (res may be NULL where it says so). Inline, since the catalogue's rows
+ * are read cell by cell: each cell is libpq's own text, never copied.
+ * db_ok: res holds rows or a completed command (NULL: false). */
+static inline bool db_ok(const PGresult *res)
+{
+    ExecStatusType st = PQresultStatus(res); /* PGRES_FATAL_ERROR for NULL */
+    return st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK;
+}
+
+/* COPY FROM STDIN began: the server waits for rows (db_copy_put). */
+static inline bool db_copy_started(const PGresult *res)
+{
+    return PQresultStatus(res) == PGRES_COPY_IN;
+}
+
+/* How many rows res holds (0 for NULL). */
+static inline int db_rows(const PGresult *res)
+{
+    return PQntuples(res);
+}
+
+/* The rows a command wrote (UPDATE, DELETE, INSERT…), 0 when it says none. */
+static inline long long db_affected(PGresult *res)
+{
+    return strtoll(PQcmdTuples(res), NULL, 10);
+}
+
+/* The server's whole message for a failed result ("" when it did not fail). */
+static inline const char *db_message(const PGresult *res)
+{
+    return PQresultErrorMessage(res);
+}
+
 /* A result's value at row and column (name the columns: an enum beside the statement):
  * its text (never NULL: "" for SQL NULL), whether it is NULL, and an integer column. */
-const char *db_text(const PGresult *res, int row, int column);
-bool db_null(const PGresult *res, int row, int column);
-long long db_int(const PGresult *res, int row, int column);
+static inline const char *db_text(const PGresult *res, int row, int column)
+{
+    return PQgetvalue(res, row, column);
+}
+
+static inline bool db_null(const PGresult *res, int row, int column)
+{
+    return PQgetisnull(res, row, column);
+}
+
+static inline long long db_int(const PGresult *res, int row, int column)
+{
+    return strtoll(PQgetvalue(res, row, column), NULL, 10);
+}
+
+/* The columns of res: how many, each one's name and its type's OID (pg_type). */
+static inline int db_columns(const PGresult *res)
+{
+    return PQnfields(res);
+}
+
+static inline const char *db_column_name(const PGresult *res, int column)
+{
+    return PQfname(res, column);
+}
+
+static inline unsigned db_column_type(const PGresult *res, int column)
+{
+    return PQftype(res, column);
+}
+
+/* The server's primary message for a failed result (one line), or NULL. */
+static inline const char *db_primary_message(const PGresult *res)
+{
+    return res != NULL ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+}
+
+/* Frees a result (NULL: nothing). */
+static inline void db_clear(PGresult *res)
+{
+    PQclear(res);
+}
 
 #endif

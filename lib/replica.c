@@ -1,3 +1,8 @@
+/* replica: the policy that routes stale-tolerant reads (replica.h). It stays outside the
+ * db family (lib/db*.c) on purpose: it decides which of two db handles a read goes to,
+ * from a lag it measures with ordinary statements, and never touches a connection itself
+ * (connecting without blocking, sending, receiving and reading results all go through
+ * lib/db.h), so the database layer stays about one connection and this about a choice. */
 #include "replica.h"
 
 #include <inttypes.h>
@@ -25,7 +30,7 @@ DB_STMT(replica_replay_state,
 typedef enum { REPLICA_DOWN, REPLICA_CONNECTING, REPLICA_UP } replica_state;
 
 struct replica {
-    db *conn;
+    db *db;
     db *primary;
     long long max_lag_ms;
     replica_state state;
@@ -82,8 +87,8 @@ replica *replica_open(const char *conninfo, const char *application_name, long m
                       db *primary)
 {
     replica *rp = xcalloc(1, sizeof *rp);
-    rp->conn = db_open(conninfo, application_name);
-    db_copy_session(rp->conn, primary); /* the same statement timeout and settings */
+    rp->db = db_open(conninfo, application_name);
+    db_copy_session(rp->db, primary); /* the same statement timeout and settings */
     rp->primary = primary;
     rp->max_lag_ms = max_lag_seconds * 1000LL;
     rp->state = REPLICA_DOWN;
@@ -94,7 +99,7 @@ void replica_close(replica *rp)
 {
     if (rp == NULL)
         return;
-    db_close(rp->conn);
+    db_close(rp->db);
     free(rp);
 }
 
@@ -130,7 +135,7 @@ static void set_fit(replica *rp, long long lag_ms)
 void replica_failed(replica *rp, const char *why)
 {
     set_unfit(rp, why);
-    if (rp->state == REPLICA_UP && db_conn(rp->conn) == NULL)
+    if (rp->state == REPLICA_UP && !db_has_connection(rp->db))
         rp->state = REPLICA_DOWN;
 }
 
@@ -139,36 +144,35 @@ static void check_lag(replica *rp, long long now_ms)
 {
     PGresult *p = db_exec(rp->primary, &replica_primary_lsn, NULL);
     uint64_t primary_lsn;
-    if (p != NULL && PQresultStatus(p) == PGRES_TUPLES_OK && PQntuples(p) == 1 &&
-        lsn_parse(PQgetvalue(p, 0, 0), &primary_lsn))
+    if (db_ok(p) && db_rows(p) == 1 && lsn_parse(db_text(p, 0, 0), &primary_lsn))
         lsn_samples_add(&rp->samples, primary_lsn, now_ms);
-    PQclear(p); /* without a sample (primary down) the older ones still bound the lag */
+    db_clear(p); /* without a sample (primary down) the older ones still bound the lag */
 
-    PGresult *res = db_send(rp->conn, &replica_replay_state, NULL)
-                        ? db_receive(rp->conn, REPLICA_CHECK_TIMEOUT_MS)
+    PGresult *res = db_send(rp->db, &replica_replay_state, NULL)
+                        ? db_receive(rp->db, REPLICA_CHECK_TIMEOUT_MS)
                         : NULL;
     if (res == NULL) {
         rp->state = REPLICA_DOWN;
-        set_unfit(rp, db_error(rp->conn));
+        set_unfit(rp, db_error(rp->db));
         return;
     }
     char why[96];
     long long lag = -1;
-    if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
+    if (!db_ok(res) || db_rows(res) != 1) {
         snprintf(why, sizeof why, "its state could not be read");
-    } else if (strcmp(PQgetvalue(res, 0, 0), "t") != 0) {
+    } else if (strcmp(db_text(res, 0, 0), "t") != 0) {
         lag = 0; /* not a standby (promoted): nothing to catch up with */
     } else {
         uint64_t replayed = 0;
-        lsn_parse(PQgetvalue(res, 0, 1), &replayed);
-        long long age = PQgetisnull(res, 0, 2) ? -1 : strtoll(PQgetvalue(res, 0, 2), NULL, 10);
+        lsn_parse(db_text(res, 0, 1), &replayed);
+        long long age = db_null(res, 0, 2) ? -1 : db_int(res, 0, 2);
         lag = replica_lag_ms(&rp->samples, replayed, age, now_ms);
         if (lag < 0)
             snprintf(why, sizeof why, "its lag is unknown");
         else if (lag > rp->max_lag_ms)
             snprintf(why, sizeof why, "%lld ms behind, more than %lld ms", lag, rp->max_lag_ms);
     }
-    PQclear(res);
+    db_clear(res);
     if (lag >= 0 && lag <= rp->max_lag_ms)
         set_fit(rp, lag);
     else
@@ -178,16 +182,16 @@ static void check_lag(replica *rp, long long now_ms)
 db *replica_pick(replica *rp, long long now_ms)
 {
     if (rp->state == REPLICA_UP && now_ms < rp->next_check_ms)
-        return rp->fit ? rp->conn : NULL;
+        return rp->fit ? rp->db : NULL;
     if (rp->state == REPLICA_DOWN) {
         if (now_ms < rp->next_check_ms)
             return NULL;
-        db_connect_start(rp->conn);
+        db_connect_start(rp->db);
         rp->state = REPLICA_CONNECTING;
     }
     if (rp->state == REPLICA_CONNECTING) {
         char err[256];
-        switch (db_connect_poll(rp->conn, err, sizeof err)) {
+        switch (db_connect_poll(rp->db, err, sizeof err)) {
         case DB_CONNECT_PENDING:
             return NULL;
         case DB_CONNECT_FAILED:
@@ -202,5 +206,5 @@ db *replica_pick(replica *rp, long long now_ms)
     }
     rp->next_check_ms = now_ms + REPLICA_CHECK_MS;
     check_lag(rp, now_ms);
-    return rp->fit ? rp->conn : NULL;
+    return rp->fit ? rp->db : NULL;
 }

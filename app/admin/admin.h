@@ -4,7 +4,6 @@
 #ifndef MARKET_ADMIN_H
 #define MARKET_ADMIN_H
 
-#include <libpq-fe.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -54,7 +53,7 @@ long parse_count(const char *command, const char *name, const char *text, long m
 db *admin_connect(int needs, market_config *cfg);
 
 /* Runs parameterised SQL; any result but rows or a completed command is fatal, reported
- * as "<what>: <the server's primary message>". The caller PQclears the result. */
+ * as "<what>: <the server's primary message>". The caller db_clears the result. */
 PGresult *sql_run(db *d, const char *what, const char *sql, int nparams, const char *const *params);
 
 /* sql_run for statements whose result is not needed. */
@@ -87,7 +86,7 @@ void stmt_do(db *d, db_stmt *s, const char *const *params);
 /* COPY ... FROM STDIN in text format. Rows are appended to a buffer with copy_field /
  * copy_row_end and sent in large chunks, so the server parses while we generate. */
 typedef struct {
-    db *conn;
+    db *db;
     const char *what;
     buf data;
     long rows;

@@ -102,20 +102,20 @@ static json_object *fetch_map(db *d, const char *sql, json_object *set)
     keys_literal(&ids, set);
     const char *params[] = {ids.data};
     PGresult *res = sql_run(d, "import", sql, 1, params);
-    for (int i = 0; i < PQntuples(res); i++) {
+    for (int i = 0; i < db_rows(res); i++) {
         json_object *v;
-        if (PQnfields(res) == 1) {
+        if (db_columns(res) == 1) {
             v = json_object_new_boolean(1);
-        } else if (PQnfields(res) == 2) {
-            v = json_object_new_string(PQgetvalue(res, i, 1));
+        } else if (db_columns(res) == 2) {
+            v = json_object_new_string(db_text(res, i, 1));
         } else {
             v = json_object_new_array();
-            json_object_array_add(v, json_object_new_string(PQgetvalue(res, i, 1)));
-            json_object_array_add(v, json_object_new_string(PQgetvalue(res, i, 2)));
+            json_object_array_add(v, json_object_new_string(db_text(res, i, 1)));
+            json_object_array_add(v, json_object_new_string(db_text(res, i, 2)));
         }
-        json_object_object_add(map, PQgetvalue(res, i, 0), v);
+        json_object_object_add(map, db_text(res, i, 0), v);
     }
-    PQclear(res);
+    db_clear(res);
     buf_free(&ids);
     json_object_put(set);
     return map;
@@ -125,10 +125,10 @@ static json_object *fetch_currencies(db *d)
 {
     json_object *map = json_object_new_object();
     PGresult *res = sql_run(d, "import", "SELECT code, exponent FROM currencies", 0, NULL);
-    for (int i = 0; i < PQntuples(res); i++)
-        json_object_object_add(map, PQgetvalue(res, i, 0),
-                               json_object_new_int((int)strtol(PQgetvalue(res, i, 1), NULL, 10)));
-    PQclear(res);
+    for (int i = 0; i < db_rows(res); i++)
+        json_object_object_add(map, db_text(res, i, 0),
+                               json_object_new_int((int)db_int(res, i, 1)));
+    db_clear(res);
     return map;
 }
 

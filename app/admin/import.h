@@ -11,7 +11,8 @@
 #define MARKET_ADMIN_IMPORT_H
 
 #include <json-c/json.h>
-#include <libpq-fe.h>
+
+#include "db.h"
 
 typedef struct {
     json_object *root;

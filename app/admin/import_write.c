@@ -278,15 +278,15 @@ static void write_downloads(db *d, const char *order, const char *position, cons
 {
     const char *find[] = {product};
     PGresult *files = stmt_run(d, &product_files, find);
-    for (int f = 0; f < PQntuples(files); f++) {
+    for (int f = 0; f < db_rows(files); f++) {
         char id[40];
         ids_random(id, sizeof id, "dl_");
-        const char *params[] = {id, order, position, PQgetvalue(files, f, 0)};
+        const char *params[] = {id, order, position, db_text(files, f, 0)};
         PGresult *res = stmt_run(d, &insert_download, params);
-        n->downloads += strtol(PQcmdTuples(res), NULL, 10);
-        PQclear(res);
+        n->downloads += db_affected(res);
+        db_clear(res);
     }
-    PQclear(files);
+    db_clear(files);
 }
 
 static void write_order(db *d, const import_doc *doc, size_t i, import_counts *n)

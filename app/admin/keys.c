@@ -68,8 +68,8 @@ static void key_insert(db *d, const api_key *k, const char *account, const char 
                             "INSERT INTO api_keys (key_hash, prefix, account_id, mode, access)"
                             " VALUES (decode($1, 'hex'), $2, $3, $4, $5) RETURNING id",
                             5, params);
-    snprintf(id_out, idsz, "%s", PQgetvalue(res, 0, 0));
-    PQclear(res);
+    snprintf(id_out, idsz, "%s", db_text(res, 0, 0));
+    db_clear(res);
 }
 
 static void require_account(db *d, const char *command, const char *account)
@@ -78,9 +78,9 @@ static void require_account(db *d, const char *command, const char *account)
         fail("%s: %s is not an account id (acct_...)", command, account);
     const char *params[] = {account};
     PGresult *res = sql_run(d, command, "SELECT 1 FROM accounts WHERE id = $1", 1, params);
-    if (PQntuples(res) == 0)
+    if (db_rows(res) == 0)
         fail("%s: no such account %s", command, account);
-    PQclear(res);
+    db_clear(res);
 }
 
 static int key_create(int argc, char **argv)
@@ -133,29 +133,29 @@ static int key_rotate(int argc, char **argv)
                 " expires_at IS NOT NULL AND expires_at <= now(), replaced_by IS NOT NULL"
                 " FROM api_keys WHERE key_hash = decode($1, 'hex') FOR UPDATE",
                 1, find);
-    if (PQntuples(res) == 0)
+    if (db_rows(res) == 0)
         fail("key rotate: unknown key");
-    if (strcmp(PQgetvalue(res, 0, OLD_REVOKED), "t") == 0)
+    if (strcmp(db_text(res, 0, OLD_REVOKED), "t") == 0)
         fail("key rotate: the key is revoked");
-    if (strcmp(PQgetvalue(res, 0, OLD_EXPIRED), "t") == 0)
+    if (strcmp(db_text(res, 0, OLD_EXPIRED), "t") == 0)
         fail("key rotate: the key has expired");
     /* Rotating a key in its grace period again would extend its life indefinitely. */
-    if (strcmp(PQgetvalue(res, 0, OLD_REPLACED), "t") == 0)
+    if (strcmp(db_text(res, 0, OLD_REPLACED), "t") == 0)
         fail("key rotate: the key was already rotated; rotate its replacement");
 
     api_key fresh;
-    key_generate(&fresh, PQgetvalue(res, 0, OLD_MODE));
+    key_generate(&fresh, db_text(res, 0, OLD_MODE));
     char new_id[32];
-    key_insert(d, &fresh, PQgetvalue(res, 0, OLD_ACCOUNT), PQgetvalue(res, 0, OLD_MODE),
-               PQgetvalue(res, 0, OLD_ACCESS), new_id, sizeof new_id);
+    key_insert(d, &fresh, db_text(res, 0, OLD_ACCOUNT), db_text(res, 0, OLD_MODE),
+               db_text(res, 0, OLD_ACCESS), new_id, sizeof new_id);
     char grace[24];
     snprintf(grace, sizeof grace, "%ld", cfg.key_grace);
-    const char *retire[] = {PQgetvalue(res, 0, OLD_ID), grace, new_id};
+    const char *retire[] = {db_text(res, 0, OLD_ID), grace, new_id};
     sql_do(d, "key rotate",
            "UPDATE api_keys SET expires_at = now() + make_interval(secs => $2::bigint),"
            " replaced_by = $3 WHERE id = $1",
            3, retire);
-    PQclear(res);
+    db_clear(res);
     sql_commit(d, "key rotate");
     puts(fresh.text);
     db_close(d);
@@ -174,10 +174,10 @@ static int key_revoke(int argc, char **argv)
                             "UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())"
                             " WHERE key_hash = decode($1, 'hex') RETURNING prefix",
                             1, params);
-    if (PQntuples(res) == 0)
+    if (db_rows(res) == 0)
         fail("key revoke: unknown key");
-    printf("revoked %s\n", PQgetvalue(res, 0, 0));
-    PQclear(res);
+    printf("revoked %s\n", db_text(res, 0, 0));
+    db_clear(res);
     db_close(d);
     return 0;
 }
@@ -201,7 +201,7 @@ static int key_list(int argc, char **argv)
     const char *params[] = {account};
     PGresult *res = sql_run(d, "key list", key_list_sql, 1, params);
     print_table(res, opts[1].value != NULL);
-    PQclear(res);
+    db_clear(res);
     db_close(d);
     return 0;
 }

@@ -74,8 +74,8 @@ static bool already_applied(db *d, const char *name)
     const char *params[] = {name};
     PGresult *res =
         sql_run(d, "migrate", "SELECT 1 FROM schema_migrations WHERE name = $1", 1, params);
-    bool applied = PQntuples(res) > 0;
-    PQclear(res);
+    bool applied = db_rows(res) > 0;
+    db_clear(res);
     return applied;
 }
 
@@ -90,10 +90,10 @@ static void apply(db *d, const char *dir, const char *name)
     sql_begin(d, what, DB_READ_COMMITTED);
     /* The file is trusted SQL of this repository, possibly many statements: the simple
      * query protocol runs them all inside the transaction. */
-    PGresult *res = PQexec(db_conn(d), sql);
-    if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK)
-        fail("%s: %s", what, PQresultErrorMessage(res));
-    PQclear(res);
+    PGresult *res = db_exec_script(d, sql);
+    if (!db_ok(res))
+        fail("%s: %s", what, res != NULL ? db_message(res) : db_error(d));
+    db_clear(res);
     free(sql);
     const char *params[] = {name};
     sql_do(d, what, "INSERT INTO schema_migrations (name, applied_at) VALUES ($1, now())", 1,

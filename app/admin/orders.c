@@ -22,21 +22,21 @@ int cmd_refund(int argc, char **argv)
     const char *params[] = {order};
     PGresult *res =
         sql_run(d, "refund", "SELECT status FROM orders WHERE id = $1 FOR UPDATE", 1, params);
-    if (PQntuples(res) == 0)
+    if (db_rows(res) == 0)
         fail("refund: no such order %s", order);
-    if (strcmp(PQgetvalue(res, 0, 0), "paid") != 0)
-        fail("refund: order %s is %s, not paid", order, PQgetvalue(res, 0, 0));
-    PQclear(res);
+    if (strcmp(db_text(res, 0, 0), "paid") != 0)
+        fail("refund: order %s is %s, not paid", order, db_text(res, 0, 0));
+    db_clear(res);
     sql_do(d, "refund", "UPDATE orders SET status = 'refunded', refunded_at = now() WHERE id = $1",
            1, params);
     res = sql_run(d, "refund",
                   "UPDATE download_tokens SET revoked_at = now() WHERE revoked_at IS NULL"
                   " AND download_id IN (SELECT id FROM downloads WHERE order_id = $1)",
                   1, params);
-    const char *revoked = PQcmdTuples(res);
+    long long revoked = db_affected(res);
     sql_commit(d, "refund");
-    printf("refunded %s (%s links revoked)\n", order, revoked);
-    PQclear(res);
+    printf("refunded %s (%lld links revoked)\n", order, revoked);
+    db_clear(res);
     db_close(d);
     return 0;
 }

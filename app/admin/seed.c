@@ -37,8 +37,8 @@ static bool has_seeded(db *d, const seed_plan *plan, const char *table, const ch
              table);
     const char *params[] = {lo, hi, pattern, plan->mode};
     PGresult *res = sql_run(d, "seed", sql, 4, params);
-    bool found = PQntuples(res) > 0;
-    PQclear(res);
+    bool found = db_rows(res) > 0;
+    db_clear(res);
     return found;
 }
 
@@ -325,7 +325,7 @@ static void tidy_up(db *d, const seed_plan *plan)
     sql_do(d, "seed", sql, 0, NULL);
     /* The copy of the statistics relevance reads (009_graded_relevance.sql), from the
      * new ones, before the first search has to. */
-    PQclear(sql_run(d, "seed", "SELECT market_word_stats_fresh()", 0, NULL));
+    db_clear(sql_run(d, "seed", "SELECT market_word_stats_fresh()", 0, NULL));
 }
 
 typedef struct {

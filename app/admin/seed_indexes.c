@@ -61,19 +61,17 @@ static void rebuild_one(db *d, const char *name, const char *definition)
 /* Starts one rebuild on c without waiting for it. */
 static void rebuild_start(db *d, const char *definition)
 {
-    if (!PQsendQuery(db_conn(d), definition))
+    if (!db_send_script(d, definition))
         fail("seed: %s", db_error(d));
 }
 
 /* Waits for the rebuild started on c, then forgets its definition. */
 static void rebuild_finish(db *d, const char *name)
 {
-    PGresult *res;
-    while ((res = PQgetResult(db_conn(d))) != NULL) {
-        if (PQresultStatus(res) != PGRES_COMMAND_OK)
-            fail("seed: rebuilding index %s: %s", name, PQresultErrorMessage(res));
-        PQclear(res);
-    }
+    PGresult *res = db_receive(d, -1);
+    if (!db_ok(res))
+        fail("seed: rebuilding index %s: %s", name, res != NULL ? db_message(res) : db_error(d));
+    db_clear(res);
     const char *params[] = {name};
     sql_do(d, "seed", "DELETE FROM seed_deferred_indexes WHERE name = $1", 1, params);
 }
@@ -84,7 +82,7 @@ int seed_indexes_restore(db *d)
                              "SELECT name, definition FROM seed_deferred_indexes"
                              " ORDER BY pages DESC, name",
                              0, NULL);
-    int n = PQntuples(rows);
+    int n = db_rows(rows);
     if (n > 0) {
         char note[96];
         snprintf(note, sizeof note, "seed: building the catalogue's %d deferred indexes", n);
@@ -92,12 +90,12 @@ int seed_indexes_restore(db *d)
         /* The largest on a connection of its own, started first; the rest here. */
         market_config cfg;
         db *side = admin_connect(0, &cfg);
-        rebuild_start(side, PQgetvalue(rows, 0, 1));
+        rebuild_start(side, db_text(rows, 0, 1));
         for (int i = 1; i < n; i++)
-            rebuild_one(d, PQgetvalue(rows, i, 0), PQgetvalue(rows, i, 1));
-        rebuild_finish(side, PQgetvalue(rows, 0, 0));
+            rebuild_one(d, db_text(rows, i, 0), db_text(rows, i, 1));
+        rebuild_finish(side, db_text(rows, 0, 0));
         db_close(side);
     }
-    PQclear(rows);
+    db_clear(rows);
     return n;
 }

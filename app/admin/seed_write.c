@@ -179,7 +179,7 @@ static void write_disk_files(const seed_plan *plan, seed_slice s, seed_counts *c
  * --replace run before, with their cascades. Without the right the checks simply run. */
 static void skip_reference_checks_if_allowed(db *d)
 {
-    const char *superuser = PQparameterStatus(db_conn(d), "is_superuser");
+    const char *superuser = db_server_param(d, "is_superuser");
     if (superuser == NULL || strcmp(superuser, "on") != 0)
         return;
     sql_do(d, "seed", "SET LOCAL session_replication_role = replica", 0, NULL);

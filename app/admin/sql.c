@@ -23,14 +23,13 @@ db *admin_connect(int needs, market_config *cfg)
 
 static const char *primary_message(db *d, const PGresult *res)
 {
-    const char *m = res != NULL ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    const char *m = db_primary_message(res);
     return m != NULL ? m : db_error(d);
 }
 
 static PGresult *checked(db *d, const char *what, PGresult *res)
 {
-    ExecStatusType st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
-    if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK)
+    if (!db_ok(res))
         fail("%s: %s", what, primary_message(d, res));
     return res;
 }
@@ -42,7 +41,7 @@ PGresult *sql_run(db *d, const char *what, const char *sql, int nparams, const c
 
 void sql_do(db *d, const char *what, const char *sql, int nparams, const char *const *params)
 {
-    PQclear(sql_run(d, what, sql, nparams, params));
+    db_clear(sql_run(d, what, sql, nparams, params));
 }
 
 void sql_begin(db *d, const char *what, db_isolation level)
@@ -64,28 +63,28 @@ PGresult *stmt_run(db *d, db_stmt *s, const char *const *params)
 
 void stmt_do(db *d, db_stmt *s, const char *const *params)
 {
-    PQclear(stmt_run(d, s, params));
+    db_clear(stmt_run(d, s, params));
 }
 
 void copy_begin(copy_stream *cs, db *d, const char *what, const char *sql)
 {
-    cs->conn = d;
+    cs->db = d;
     cs->what = what;
     cs->rows = 0;
     cs->first_field = true;
     buf_init(&cs->data, COPY_CHUNK + 4096);
-    PGresult *res = PQexec(db_conn(d), sql);
-    if (PQresultStatus(res) != PGRES_COPY_IN)
+    PGresult *res = db_exec_script(d, sql);
+    if (!db_copy_started(res))
         fail("%s: %s", what, primary_message(d, res));
-    PQclear(res);
+    db_clear(res);
 }
 
 static void copy_flush(copy_stream *cs)
 {
     if (cs->data.len == 0)
         return;
-    if (PQputCopyData(db_conn(cs->conn), cs->data.data, (int)cs->data.len) != 1)
-        fail("%s: %s", cs->what, db_error(cs->conn));
+    if (!db_copy_put(cs->db, cs->data.data, cs->data.len))
+        fail("%s: %s", cs->what, db_error(cs->db));
     buf_clear(&cs->data);
 }
 
@@ -135,12 +134,10 @@ void copy_end(copy_stream *cs)
 {
     copy_flush(cs);
     buf_free(&cs->data);
-    if (PQputCopyEnd(db_conn(cs->conn), NULL) != 1)
-        fail("%s: %s", cs->what, db_error(cs->conn));
-    PGresult *res;
-    while ((res = PQgetResult(db_conn(cs->conn))) != NULL) {
-        if (PQresultStatus(res) != PGRES_COMMAND_OK)
-            fail("%s: %s", cs->what, primary_message(cs->conn, res));
-        PQclear(res);
-    }
+    PGresult *res = db_copy_end(cs->db);
+    if (res == NULL)
+        fail("%s: %s", cs->what, db_error(cs->db));
+    if (!db_ok(res))
+        fail("%s: %s", cs->what, primary_message(cs->db, res));
+    db_clear(res);
 }

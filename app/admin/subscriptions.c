@@ -26,7 +26,7 @@ static int webhooks_list(int argc, char **argv)
     const char *params[] = {opts[0].value, mode};
     PGresult *res = sql_run(d, "webhooks list", list_sql, 2, params);
     print_table(res, opts[2].value != NULL);
-    PQclear(res);
+    db_clear(res);
     db_close(d);
     return 0;
 }
@@ -52,10 +52,10 @@ static int webhooks_set_status(int argc, char **argv, const char *what, const ch
                             "UPDATE webhook_subscriptions SET status = $2, updated_at = now()"
                             " WHERE id = $1 AND status <> 'deleted' RETURNING id",
                             2, params);
-    if (PQntuples(res) == 0)
+    if (db_rows(res) == 0)
         fail("%s: no such subscription %s", what, id);
     printf("%s %s\n", status, id);
-    PQclear(res);
+    db_clear(res);
     db_close(d);
     return 0;
 }
@@ -70,10 +70,10 @@ static int webhooks_delete(int argc, char **argv)
                             "SELECT subscription_id, deliveries_ended"
                             " FROM webhook_subscription_delete($1, NULL, NULL)",
                             1, params);
-    if (PQntuples(res) == 0)
+    if (db_rows(res) == 0)
         fail("webhooks delete: no such subscription %s", id);
-    printf("deleted %s (%s pending deliveries ended)\n", id, PQgetvalue(res, 0, 1));
-    PQclear(res);
+    printf("deleted %s (%s pending deliveries ended)\n", id, db_text(res, 0, 1));
+    db_clear(res);
     db_close(d);
     return 0;
 }

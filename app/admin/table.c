@@ -18,10 +18,10 @@
 
 static json_object *json_value(const PGresult *res, int row, int col)
 {
-    if (PQgetisnull(res, row, col))
+    if (db_null(res, row, col))
         return NULL;
-    const char *text = PQgetvalue(res, row, col);
-    switch (PQftype(res, col)) {
+    const char *text = db_text(res, row, col);
+    switch (db_column_type(res, col)) {
     case OID_BOOL:
         return json_object_new_boolean(text[0] == 't');
     case OID_INT2:
@@ -41,8 +41,8 @@ static void print_json(const PGresult *res, int nrows)
     json_object *rows = json_object_new_array();
     for (int i = 0; i < nrows; i++) {
         json_object *row = json_object_new_object();
-        for (int col = 0; col < PQnfields(res); col++)
-            json_object_object_add(row, PQfname(res, col), json_value(res, i, col));
+        for (int col = 0; col < db_columns(res); col++)
+            json_object_object_add(row, db_column_name(res, col), json_value(res, i, col));
         json_object_array_add(rows, row);
     }
     puts(json_object_to_json_string_ext(rows, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
@@ -69,20 +69,20 @@ static void print_json_cell(const char *text)
 
 static void print_text(const PGresult *res, int nrows)
 {
-    for (int col = 0; col < PQnfields(res); col++)
-        printf("%s%s", col > 0 ? "\t" : "", PQfname(res, col));
+    for (int col = 0; col < db_columns(res); col++)
+        printf("%s%s", col > 0 ? "\t" : "", db_column_name(res, col));
     putchar('\n');
     for (int i = 0; i < nrows; i++) {
-        for (int col = 0; col < PQnfields(res); col++) {
+        for (int col = 0; col < db_columns(res); col++) {
             if (col > 0)
                 putchar('\t');
-            Oid type = PQftype(res, col);
-            if (PQgetisnull(res, i, col))
+            unsigned type = db_column_type(res, col);
+            if (db_null(res, i, col))
                 putchar('-');
             else if (type == OID_JSON || type == OID_JSONB)
-                print_json_cell(PQgetvalue(res, i, col));
+                print_json_cell(db_text(res, i, col));
             else
-                fputs(PQgetvalue(res, i, col), stdout);
+                fputs(db_text(res, i, col), stdout);
         }
         putchar('\n');
     }
@@ -98,5 +98,5 @@ void print_table_rows(const PGresult *res, bool as_json, int nrows)
 
 void print_table(const PGresult *res, bool as_json)
 {
-    print_table_rows(res, as_json, PQntuples(res));
+    print_table_rows(res, as_json, db_rows(res));
 }

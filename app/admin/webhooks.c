@@ -15,10 +15,10 @@ static int currency_exponent(db *d, const char *currency)
     const char *params[] = {currency};
     PGresult *res =
         sql_run(d, "payout", "SELECT exponent FROM currencies WHERE code = $1", 1, params);
-    if (PQntuples(res) == 0)
+    if (db_rows(res) == 0)
         fail("payout: unknown currency %s", currency);
-    int exponent = (int)strtol(PQgetvalue(res, 0, 0), NULL, 10);
-    PQclear(res);
+    int exponent = (int)db_int(res, 0, 0);
+    db_clear(res);
     return exponent;
 }
 
@@ -44,9 +44,9 @@ int cmd_payout(int argc, char **argv)
         fail("payout: --amount must be a positive number with at most %d decimals", exponent);
     const char *find[] = {seller};
     PGresult *res = sql_run(d, "payout", "SELECT 1 FROM sellers WHERE id = $1", 1, find);
-    if (PQntuples(res) == 0)
+    if (db_rows(res) == 0)
         fail("payout: no such seller %s", seller);
-    PQclear(res);
+    db_clear(res);
 
     char id[40], minor_text[24];
     ids_random(id, sizeof id, "po_");
@@ -122,14 +122,14 @@ int cmd_deliveries(int argc, char **argv)
     db *d = admin_connect(0, &cfg);
     const char *params[] = {status, opts[2].value, since, limit > 0 ? limit_text : NULL};
     PGresult *res = sql_run(d, "deliveries", deliveries_sql, 4, params);
-    bool more = limit > 0 && PQntuples(res) > limit;
+    bool more = limit > 0 && db_rows(res) > limit;
     if (more)
         fprintf(stderr,
                 "market-admin: deliveries: the newest %ld shown; there are more "
                 "(--limit, --since, --status, --account)\n",
                 limit);
-    print_table_rows(res, opts[5].value != NULL, more ? (int)limit : PQntuples(res));
-    PQclear(res);
+    print_table_rows(res, opts[5].value != NULL, more ? (int)limit : db_rows(res));
+    db_clear(res);
     db_close(d);
     return 0;
 }
@@ -155,9 +155,9 @@ int cmd_redeliver(int argc, char **argv)
     const char *params[] = {event};
     PGresult *res =
         sql_run(d, "redeliver", "SELECT 1 FROM events WHERE id = $1 FOR SHARE", 1, params);
-    if (PQntuples(res) == 0)
+    if (db_rows(res) == 0)
         fail("redeliver: no such event %s", event);
-    PQclear(res);
+    db_clear(res);
     res = sql_run(d, "redeliver",
                   "UPDATE webhook_deliveries SET status = 'pending', attempts = 0,"
                   " next_attempt_at = now(), lease_until = NULL, leased_by = NULL,"
@@ -166,8 +166,8 @@ int cmd_redeliver(int argc, char **argv)
     /* Delivered at commit: drainers listening wake up and find the rows due. */
     sql_do(d, "redeliver", "NOTIFY market_webhooks", 0, NULL);
     sql_commit(d, "redeliver");
-    printf("redelivering %s (%s deliveries)\n", event, PQcmdTuples(res));
-    PQclear(res);
+    printf("redelivering %s (%lld deliveries)\n", event, db_affected(res));
+    db_clear(res);
     db_close(d);
     return 0;
 }

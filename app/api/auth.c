@@ -112,7 +112,7 @@ db_stmt *auth_statement(void)
 
 bool auth_finish(request *r, PGresult *res)
 {
-    if (PQntuples(res) == 0)
+    if (db_rows(res) == 0)
         return unauthorized(r, "invalid_api_key", "the API key is not valid", true);
     if (db_text(res, 0, C_USABLE)[0] != 't') {
         if (db_text(res, 0, C_REVOKED)[0] == 't')
@@ -181,5 +181,5 @@ void auth_prune_windows(worker *w)
 {
     PGresult *res = db_exec(w->db, &prune_windows, NULL);
     if (res != NULL)
-        PQclear(res);
+        db_clear(res);
 }

@@ -2,8 +2,7 @@
 #ifndef MARKET_CATALOGUE_H
 #define MARKET_CATALOGUE_H
 
-#include <libpq-fe.h>
-
+#include "db.h"
 #include "json_out.h"
 
 /* The columns every product list query selects first, in this order. The title comes

@@ -75,7 +75,7 @@ static void mint(request *r, const char *download, long ttl)
     PGresult *res = request_query(r, &download_link_mint, params);
     if (res == NULL)
         return;
-    if (PQntuples(res) == 0) {
+    if (db_rows(res) == 0) {
         respond_missing(r, "download");
         return;
     }

@@ -62,7 +62,7 @@ void handle_events_get(request *r)
     PGresult *res = request_query(r, &event_get, params);
     if (res == NULL)
         return;
-    if (PQntuples(res) == 0) {
+    if (db_rows(res) == 0) {
         respond_missing(r, "event");
         return;
     }
@@ -72,7 +72,7 @@ void handle_events_get(request *r)
     json_writer list;
     jw_init(&list, deliveries);
     jw_array_begin(&list);
-    for (int i = 0; i < PQntuples(res); i++) {
+    for (int i = 0; i < db_rows(res); i++) {
         if (!db_null(res, i, C_SUBSCRIPTION))
             write_delivery(&list, res, i);
     }

@@ -120,7 +120,7 @@ void handle_file(request *r)
     PGresult *res = request_query(r, &file_lookup, params);
     if (res == NULL)
         return;
-    if (PQntuples(res) == 0 || strcmp(db_text(res, 0, C_LIVE), "t") != 0) {
+    if (db_rows(res) == 0 || strcmp(db_text(res, 0, C_LIVE), "t") != 0) {
         respond_no_link(r);
         return;
     }

@@ -76,7 +76,7 @@ static bool answer_existing(request *r, const char *hash)
     PGresult *res = request_query(r, &idem_read, params);
     if (res == NULL)
         return false;
-    if (PQntuples(res) != 1 || strcmp(db_text(res, 0, READ_SAME_REQUEST), "t") != 0)
+    if (db_rows(res) != 1 || strcmp(db_text(res, 0, READ_SAME_REQUEST), "t") != 0)
         return respond_error(r, 409, "invalid_request_error", "idempotency_conflict", NULL,
                              "this Idempotency-Key was used with another request");
     int status = (int)db_int(res, 0, READ_STATUS);
@@ -110,7 +110,7 @@ bool idem_begin(request *r, const char *route, idem_state *st)
 
     const char *params[] = {r->caller.key_id, r->idempotency_key, route, hash};
     PGresult *res = request_query(r, &idem_claim, params);
-    if (res != NULL && PQntuples(res) == 1) {
+    if (res != NULL && db_rows(res) == 1) {
         st->active = true;
         return true;
     }
@@ -122,8 +122,7 @@ bool idem_begin(request *r, const char *route, idem_state *st)
 
 static bool in_transaction(request *r)
 {
-    PGconn *pg = db_conn(r->w->db);
-    return pg != NULL && PQtransactionStatus(pg) == PQTRANS_INTRANS;
+    return db_transaction(r->w->db) == DB_TX_OPEN;
 }
 
 bool idem_guard(request *r, const idem_state *st)

@@ -286,7 +286,7 @@ static bool drain_input(FCGX_Request *fcgi)
 static void request_end(request *r)
 {
     for (int i = 0; i < r->result_count; i++)
-        PQclear(r->results[i]);
+        db_clear(r->results[i]);
     if (r->json_body != NULL)
         json_object_put(r->json_body);
 }

@@ -243,10 +243,10 @@ static void put_pool(buf *b, const uint64_t *sum, unsigned live)
 static bool put_outbox(request *r, buf *b)
 {
     PGresult *res = db_exec(r->w->db, &ops_outbox, NULL);
-    if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK) {
+    if (!db_ok(res)) {
         if (res != NULL)
-            log_error("metrics: outbox query failed: %s", PQresultErrorMessage(res));
-        PQclear(res);
+            log_error("metrics: outbox query failed: %s", db_message(res));
+        db_clear(res);
         return false;
     }
     prom_family(b, "market_webhook_deliveries", "gauge",
@@ -269,7 +269,7 @@ static bool put_outbox(request *r, buf *b)
                 "Age of the oldest pending delivery (0 when none is pending).");
     prom_f64(b, "market_webhook_oldest_pending_age_seconds", NULL,
              strtod(db_text(res, 0, O_OLDEST_AGE), NULL));
-    PQclear(res);
+    db_clear(res);
     return true;
 }
 
@@ -278,16 +278,16 @@ static bool put_outbox(request *r, buf *b)
 static bool put_retention(request *r, buf *b)
 {
     PGresult *res = db_exec(r->w->db, &ops_retention, NULL);
-    if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK) {
+    if (!db_ok(res)) {
         if (res != NULL)
-            log_error("metrics: retention query failed: %s", PQresultErrorMessage(res));
-        PQclear(res);
+            log_error("metrics: retention query failed: %s", db_message(res));
+        db_clear(res);
         return false;
     }
     prom_family(b, "market_retention_pruned_rows_total", "counter",
                 "Rows the retention passes of market-webhookd deleted, by table.");
     double last = 0;
-    for (int i = 0; i < PQntuples(res); i++) {
+    for (int i = 0; i < db_rows(res); i++) {
         prom_u64(b, "market_retention_pruned_rows_total",
                  (const char *const[]){"table", db_text(res, i, R_RELATION), NULL},
                  (uint64_t)db_int(res, i, R_PRUNED));
@@ -298,7 +298,7 @@ static bool put_retention(request *r, buf *b)
     prom_family(b, "market_retention_last_pass_timestamp_seconds", "gauge",
                 "When the last retention pass ended, Unix time (0 before the first).");
     prom_f64(b, "market_retention_last_pass_timestamp_seconds", NULL, last);
-    PQclear(res);
+    db_clear(res);
     return true;
 }
 

@@ -265,7 +265,7 @@ static int write_order(json_writer *j, const PGresult *res, int first, int rows,
 static void write_page(request *r, const PGresult *res, const list_input *in, const char *ctx,
                        const links_shown *shown)
 {
-    int rows = PQntuples(res);
+    int rows = db_rows(res);
     respond_json(r, 200);
     json_writer *j = &r->json;
     jw_object_begin(j);
@@ -299,7 +299,7 @@ void handle_orders_list(request *r)
         return;
     PGresult *res = fetch_page(r, &in);
     links_shown shown;
-    if (res == NULL || !resolve_links(r, res, PQntuples(res), &shown))
+    if (res == NULL || !resolve_links(r, res, db_rows(res), &shown))
         return;
     write_page(r, res, &in, ctx->data, &shown);
 }

@@ -29,7 +29,7 @@ void paging_write_next(request *r, const char *context, const char *const *field
 void paging_respond(request *r, const char *context, const PGresult *res, int limit, int key_column,
                     int id_column, void (*write_item)(json_writer *j, const PGresult *res, int row))
 {
-    int rows = PQntuples(res);
+    int rows = db_rows(res);
     int shown = rows > limit ? limit : rows;
     respond_json(r, 200);
     json_writer *j = &r->json;

@@ -49,8 +49,8 @@ static void write_tiers(json_writer *j, const PGresult *res, int exponent, const
 {
     jw_key(j, "tiers");
     jw_array_begin(j);
-    for (int i = 0; i < PQntuples(res); i++) {
-        if (PQgetisnull(res, i, C_TIER_ID))
+    for (int i = 0; i < db_rows(res); i++) {
+        if (db_null(res, i, C_TIER_ID))
             continue;
         jw_object_begin(j);
         jw_kv_string(j, "id", db_text(res, i, C_TIER_ID));
@@ -80,7 +80,7 @@ bool product_get_plan(request *r, catalogue_read *read)
 void product_get_render(request *r, const catalogue_read *read, PGresult *res)
 {
     (void)read;
-    if (PQntuples(res) == 0) {
+    if (db_rows(res) == 0) {
         respond_missing(r, "product");
         return;
     }

@@ -379,7 +379,7 @@ bool products_list_plan(request *r, catalogue_read *read)
 void products_list_render(request *r, const catalogue_read *read, PGresult *res)
 {
     const list_input *in = read->input;
-    int rows = PQntuples(res);
+    int rows = db_rows(res);
     /* A boundary row (bounded_search_sql) is no item: the page ends there, more follows. */
     bool boundary = rows > 0 && db_text(res, rows - 1, PRODUCT_ITEM_NCOLS + 1)[0] == 't';
     int items = boundary ? rows - 1 : rows;

@@ -113,8 +113,7 @@ PGresult *request_query_raw(request *r, db_stmt *stmt, const char *const *params
 
 bool request_result_ok(request *r, const db_stmt *stmt, const PGresult *res)
 {
-    ExecStatusType st = res != NULL ? PQresultStatus(res) : PGRES_FATAL_ERROR;
-    if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
+    if (db_ok(res))
         return true;
     if (strcmp(db_sqlstate(res), DB_STATEMENT_TIMEOUT) == 0) {
         /* Not the caller's fault, nor a bug: the bound every request has, or a client that
@@ -126,8 +125,7 @@ bool request_result_ok(request *r, const db_stmt *stmt, const PGresult *res)
                       r->w->cfg.statement_timeout_ms);
         return respond_unavailable(r);
     }
-    log_error("statement %s failed: %s", stmt->name,
-              res != NULL ? PQresultErrorMessage(res) : "not run");
+    log_error("statement %s failed: %s", stmt->name, res != NULL ? db_message(res) : "not run");
     return respond_internal(r);
 }
 

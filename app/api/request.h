@@ -7,7 +7,6 @@
 #define MARKET_REQUEST_H
 
 #include <json-c/json.h>
-#include <libpq-fe.h>
 #include <stdbool.h>
 #include <stdint.h>
 

@@ -156,14 +156,14 @@ static bool product_count(request *r, const seller_input *in, PGresult *res, lon
 void seller_get_render(request *r, const catalogue_read *read, PGresult *res)
 {
     const seller_input *in = read->input;
-    if (PQntuples(res) == 0) {
+    if (db_rows(res) == 0) {
         respond_missing(r, "seller");
         return;
     }
     long long count;
     if (!product_count(r, in, res, &count))
         return;
-    int rows = PQntuples(res);
+    int rows = db_rows(res);
     if (rows == 1 && db_null(res, 0, C_ITEM))
         rows = 0; /* the seller has no product on this page */
     bool more = rows > in->limit;

@@ -82,10 +82,9 @@ static PGresult *page_collect(request *r, db *reader, const catalogue_read *read
         return NULL;
     }
     request_keep(r, res);
-    if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+    if (!db_ok(res)) {
         /* A statement cancelled by a conflict with recovery, say: the primary answers. */
-        log_error("statement %s failed on the replica: %s", read->stmt->name,
-                  PQresultErrorMessage(res));
+        log_error("statement %s failed on the replica: %s", read->stmt->name, db_message(res));
         return NULL;
     }
     return res;

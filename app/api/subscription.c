@@ -168,26 +168,26 @@ const char *subscription_events_literal(request *r, const subscription_input *in
 void subscription_write(json_writer *j, const PGresult *res, int row, int first, const char *secret)
 {
     jw_object_begin(j);
-    jw_kv_string(j, "id", PQgetvalue(res, row, first));
+    jw_kv_string(j, "id", db_text(res, row, first));
     jw_kv_string(j, "object", "webhook_subscription");
-    jw_kv_string(j, "url", PQgetvalue(res, row, first + 1));
+    jw_kv_string(j, "url", db_text(res, row, first + 1));
     jw_key(j, "events");
     jw_array_begin(j);
     /* The kinds as stored, canonical order, joined by commas (no kind holds one). */
-    const char *kinds = PQgetvalue(res, row, first + 2);
+    const char *kinds = db_text(res, row, first + 2);
     while (*kinds != '\0') {
         size_t n = strcspn(kinds, ",");
         jw_string_n(j, kinds, n);
         kinds += n + (kinds[n] == ',');
     }
     jw_array_end(j);
-    jw_kv_string(j, "description", PQgetvalue(res, row, first + 3));
-    jw_kv_string(j, "status", PQgetvalue(res, row, first + 4));
-    jw_kv_bool(j, "livemode", strcmp(PQgetvalue(res, row, first + 5), "live") == 0);
+    jw_kv_string(j, "description", db_text(res, row, first + 3));
+    jw_kv_string(j, "status", db_text(res, row, first + 4));
+    jw_kv_bool(j, "livemode", strcmp(db_text(res, row, first + 5), "live") == 0);
     if (secret != NULL)
         jw_kv_string(j, "secret", secret);
-    jw_kv_string(j, "created_at", PQgetvalue(res, row, first + 6));
-    jw_kv_string(j, "updated_at", PQgetvalue(res, row, first + 7));
+    jw_kv_string(j, "created_at", db_text(res, row, first + 6));
+    jw_kv_string(j, "updated_at", db_text(res, row, first + 7));
     jw_object_end(j);
 }
 
@@ -220,7 +220,7 @@ bool subscription_found(request *r, const PGresult *res)
 {
     if (res == NULL)
         return false;
-    if (PQntuples(res) == 0)
+    if (db_rows(res) == 0)
         return respond_missing(r, "webhook subscription");
     return true;
 }

@@ -8,7 +8,6 @@
 #define MARKET_SUBSCRIPTION_H
 
 #include <json.h>
-#include <libpq-fe.h>
 #include <stdbool.h>
 
 #include "links.h" /* SQL_UTC_TEXT */

@@ -54,7 +54,7 @@ static void insert_subscription(request *r, const subscription_input *in)
     PGresult *res = request_query(r, &webhook_lock_account, lock_params);
     if (res == NULL)
         return;
-    if (PQntuples(res) != 1) { /* the key's account vanished under it */
+    if (db_rows(res) != 1) { /* the key's account vanished under it */
         respond_internal(r);
         return;
     }
@@ -70,7 +70,7 @@ static void insert_subscription(request *r, const subscription_input *in)
     res = request_query(r, &webhook_insert, params);
     if (res == NULL)
         return;
-    if (PQntuples(res) == 0) {
+    if (db_rows(res) == 0) {
         respond_invalid(r, "subscription_limit_reached", NULL,
                         "an account may have at most %d webhook subscriptions in each mode",
                         SUBSCRIPTIONS_MAX);

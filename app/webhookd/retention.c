@@ -89,12 +89,11 @@ typedef enum {
 typedef enum { Q_LOCK, Q_BATCH, Q_RECORD, Q_UNLOCK } query;
 
 struct retention {
-    db *conn;
+    db *db;
     long seconds;          /* MARKET_RETENTION */
     long long interval_ms; /* between the starts of two passes */
     phase phase;
     query query;      /* the statement in flight while R_BUSY */
-    PGresult *result; /* its first result, once it came */
     long long due_ms; /* see phase */
     long long pass_start_ms;
     bool pass_failed; /* a statement failed: the pass ends after its totals */
@@ -105,8 +104,8 @@ struct retention {
 retention *retention_open(const char *conninfo, long retention_seconds)
 {
     retention *rt = xcalloc(1, sizeof *rt);
-    rt->conn = db_open(conninfo, "market-webhookd-retention");
-    db_set_session(rt->conn, SESSION_SQL);
+    rt->db = db_open(conninfo, "market-webhookd-retention");
+    db_set_session(rt->db, SESSION_SQL);
     rt->seconds = retention_seconds;
     rt->interval_ms = prune_interval_ms(retention_seconds);
     rt->phase = R_IDLE;
@@ -118,18 +117,12 @@ void retention_close(retention *rt)
 {
     if (rt == NULL)
         return;
-    PGconn *pg = db_conn(rt->conn);
-    if (rt->phase == R_BUSY && pg != NULL) {
-        /* Stopping must not wait for a batch: cancelled, it rolls back and is done again
-         * by the next pass of whichever drainer. */
-        PGcancel *cancel = PQgetCancel(pg);
-        char err[256];
-        if (cancel != NULL && !PQcancel(cancel, err, sizeof err))
-            log_error("retention: cancelling the batch in flight failed: %s", err);
-        PQfreeCancel(cancel);
-    }
-    PQclear(rt->result);
-    db_close(rt->conn);
+    /* Stopping must not wait for a batch: cancelled, it rolls back and is done again by
+     * the next pass of whichever drainer. */
+    char err[256];
+    if (rt->phase == R_BUSY && !db_cancel(rt->db, err, sizeof err))
+        log_error("retention: cancelling the batch in flight failed: %s", err);
+    db_close(rt->db);
     free(rt);
 }
 
@@ -148,15 +141,15 @@ static void connection_lost(retention *rt, const char *when)
 {
     if (!rt->down_logged)
         log_error("retention: database connection lost %s: %s; the next pass reconnects", when,
-                  PQerrorMessage(db_conn(rt->conn)));
+                  db_error(rt->db));
     rt->down_logged = true;
-    db_disconnect(rt->conn);
+    db_disconnect(rt->db);
     idle(rt);
 }
 
 static void send_query(retention *rt, query q, db_stmt *stmt, const char *const *params)
 {
-    if (!db_send(rt->conn, stmt, params)) {
+    if (!db_send(rt->db, stmt, params)) {
         connection_lost(rt, "sending a statement");
         return;
     }
@@ -220,12 +213,11 @@ static void connected(retention *rt)
 
 static void start(retention *rt)
 {
-    PGconn *pg = db_conn(rt->conn);
-    if (pg != NULL && db_socket(rt->conn) >= 0 && PQstatus(pg) == CONNECTION_OK) {
+    if (!db_is_down(rt->db) && db_socket(rt->db) >= 0) {
         begin_pass(rt);
         return;
     }
-    db_connect_start(rt->conn);
+    db_connect_start(rt->db);
     rt->phase = R_CONNECTING;
     rt->due_ms = clock_ms();
 }
@@ -233,7 +225,7 @@ static void start(retention *rt)
 static void poll_connect(retention *rt)
 {
     char err[256];
-    switch (db_connect_poll(rt->conn, err, sizeof err)) {
+    switch (db_connect_poll(rt->db, err, sizeof err)) {
     case DB_CONNECT_PENDING:
         rt->due_ms = clock_ms() + CONNECT_POLL_MS;
         break;
@@ -254,7 +246,7 @@ static void poll_connect(retention *rt)
 
 static long long count_column(const PGresult *res, int col)
 {
-    return strtoll(PQgetvalue(res, 0, col), NULL, 10);
+    return db_int(res, 0, col);
 }
 
 /* A batch's answer: count it, then the same step again after a pause, the next step at
@@ -270,7 +262,7 @@ static void batch_done(retention *rt, PGresult *res)
         rt->pass.pruned[PRUNE_DELIVERIES] += count_column(res, EV_DELIVERIES);
         rt->pass.pruned[PRUNE_ATTEMPTS] += count_column(res, EV_ATTEMPTS);
     } else {
-        deleted = strtoll(PQcmdTuples(res), NULL, 10);
+        deleted = db_affected(res);
         found = (int)deleted;
         static const prune_table table_of[PRUNE_STEPS] = {
             [PRUNE_STEP_DOWNLOAD_TOKENS] = PRUNE_DOWNLOAD_TOKENS,
@@ -303,7 +295,7 @@ static void answered(retention *rt, PGresult *res)
 {
     switch (rt->query) {
     case Q_LOCK:
-        if (PQgetvalue(res, 0, 0)[0] == 't') {
+        if (db_text(res, 0, 0)[0] == 't') {
             send_batch(rt);
         } else {
             log_info("retention: pass skipped, another market-webhookd is pruning");
@@ -333,7 +325,7 @@ static void failed(retention *rt, const PGresult *res)
                                        [Q_BATCH] = "a batch",
                                        [Q_RECORD] = "recording the totals",
                                        [Q_UNLOCK] = "releasing the lock"};
-    log_error("retention: %s failed: %s", what[rt->query], PQresultErrorMessage(res));
+    log_error("retention: %s failed: %s", what[rt->query], db_message(res));
     switch (rt->query) {
     case Q_BATCH:
         rt->pass_failed = true;
@@ -346,7 +338,7 @@ static void failed(retention *rt, const PGresult *res)
         break;
     case Q_LOCK:
     case Q_UNLOCK:
-        db_disconnect(rt->conn);
+        db_disconnect(rt->db);
         idle(rt);
         break;
     }
@@ -355,34 +347,20 @@ static void failed(retention *rt, const PGresult *res)
 /* Reads what arrived; once the statement's answer is whole, acts on it. */
 static void collect(retention *rt)
 {
-    PGconn *pg = db_conn(rt->conn);
-    if (pg == NULL || !PQconsumeInput(pg)) {
+    PGresult *res;
+    switch (db_collect(rt->db, &res)) {
+    case DB_ANSWER_PENDING:
+        break;
+    case DB_ANSWER_LOST:
         connection_lost(rt, "awaiting an answer");
-        return;
-    }
-    while (!PQisBusy(pg)) {
-        PGresult *res = PQgetResult(pg);
-        if (res != NULL) {
-            if (rt->result == NULL)
-                rt->result = res;
-            else
-                PQclear(res); /* a single statement has a single result */
-            continue;
-        }
-        PGresult *whole = rt->result;
-        rt->result = NULL;
-        if (PQstatus(pg) != CONNECTION_OK || whole == NULL) {
-            PQclear(whole);
-            connection_lost(rt, "awaiting an answer");
-            return;
-        }
-        ExecStatusType st = PQresultStatus(whole);
-        if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
-            answered(rt, whole);
+        break;
+    case DB_ANSWERED:
+        if (db_ok(res))
+            answered(rt, res);
         else
-            failed(rt, whole);
-        PQclear(whole);
-        return;
+            failed(rt, res);
+        db_clear(res);
+        break;
     }
 }
 
@@ -409,7 +387,7 @@ void retention_step(retention *rt)
 
 int retention_socket(const retention *rt)
 {
-    return rt->phase == R_BUSY ? db_socket(rt->conn) : -1;
+    return rt->phase == R_BUSY ? db_socket(rt->db) : -1;
 }
 
 long long retention_wait_ms(const retention *rt)

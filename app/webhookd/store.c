@@ -91,7 +91,7 @@ DB_STMT(renew,
         2);
 
 struct store {
-    db *conn;
+    db *db;
     char *name;
     long lease_seconds;
     /* Scratch for store_record_all's pipeline, grown to the largest batch seen. */
@@ -112,9 +112,9 @@ store *store_open(const char *conninfo, const char *name, long lease_seconds)
 {
     store *s = xcalloc(1, sizeof *s);
     s->name = xstrdup(name);
-    s->conn = db_open(conninfo, "market-webhookd");
-    db_set_session(s->conn, SESSION_SQL);
-    db_listen(s->conn, CHANNEL);
+    s->db = db_open(conninfo, "market-webhookd");
+    db_set_session(s->db, SESSION_SQL);
+    db_listen(s->db, CHANNEL);
     s->lease_seconds = lease_seconds;
     return s;
 }
@@ -123,7 +123,7 @@ void store_close(store *s)
 {
     if (s == NULL)
         return;
-    db_close(s->conn);
+    db_close(s->db);
     free(s->stmts);
     free(s->params);
     free(s->results);
@@ -135,25 +135,25 @@ void store_close(store *s)
 
 bool store_ready(store *s)
 {
-    return db_ready(s->conn);
+    return db_ready(s->db);
 }
 
 int store_socket(store *s)
 {
-    return db_socket(s->conn);
+    return db_socket(s->db);
 }
 
 bool store_notified(store *s)
 {
-    db_consume(s->conn);
+    db_consume(s->db);
     /* A new connection counts as notified too: whatever was committed while we were
      * away is due now. */
-    return db_notified(s->conn);
+    return db_notified(s->db);
 }
 
 static char *dup_value(const PGresult *res, int row, int col)
 {
-    return xstrdup(PQgetvalue(res, row, col));
+    return xstrdup(db_text(res, row, col));
 }
 
 /* The claim's columns, in its SELECT's order. */
@@ -175,30 +175,30 @@ int store_claim(store *s, int max, delivery *out)
     snprintf(lease, sizeof lease, "%ld", s->lease_seconds);
     snprintf(limit, sizeof limit, "%d", max);
     const char *params[] = {s->name, lease, limit};
-    PGresult *res = db_exec(s->conn, &claim, params);
+    PGresult *res = db_exec(s->db, &claim, params);
     if (res == NULL)
         return -1;
-    if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-        log_error("claim failed: %s", PQresultErrorMessage(res));
-        PQclear(res);
+    if (!db_ok(res)) {
+        log_error("claim failed: %s", db_message(res));
+        db_clear(res);
         return -1;
     }
-    int n = PQntuples(res);
+    int n = db_rows(res);
     for (int i = 0; i < n && i < max; i++) {
         delivery *d = &out[i];
-        d->id = strtoll(PQgetvalue(res, i, CLAIM_ID), NULL, 10);
+        d->id = db_int(res, i, CLAIM_ID);
         d->event_id = dup_value(res, i, CLAIM_EVENT);
         d->subscription_id = dup_value(res, i, CLAIM_SUBSCRIPTION);
-        d->attempt = (int)strtol(PQgetvalue(res, i, CLAIM_ATTEMPTS), NULL, 10);
-        d->enabled = PQgetvalue(res, i, CLAIM_ENABLED)[0] == 't';
+        d->attempt = (int)db_int(res, i, CLAIM_ATTEMPTS);
+        d->enabled = db_text(res, i, CLAIM_ENABLED)[0] == 't';
         d->url = dup_value(res, i, CLAIM_URL);
         d->secret_sealed = dup_value(res, i, CLAIM_SECRET);
         d->body = dup_value(res, i, CLAIM_BODY);
-        d->previous_secret_sealed = PQgetisnull(res, i, CLAIM_PREVIOUS_SECRET)
+        d->previous_secret_sealed = db_null(res, i, CLAIM_PREVIOUS_SECRET)
                                         ? NULL
                                         : dup_value(res, i, CLAIM_PREVIOUS_SECRET);
     }
-    PQclear(res);
+    db_clear(res);
     return n < max ? n : max;
 }
 
@@ -207,22 +207,22 @@ store_send store_begin_send(store *s, long long delivery_id)
     char id[24];
     snprintf(id, sizeof id, "%lld", delivery_id);
     const char *params[] = {id, s->name};
-    PGresult *res = db_exec(s->conn, &begin_send, params);
+    PGresult *res = db_exec(s->db, &begin_send, params);
     if (res == NULL)
         return STORE_SEND_DOWN;
     store_send verdict = STORE_SEND_DOWN;
-    if (PQresultStatus(res) != PGRES_TUPLES_OK)
+    if (!db_ok(res))
         log_error("delivery %lld: checking before the send failed: %s", delivery_id,
-                  PQresultErrorMessage(res));
-    else if (PQntuples(res) == 0)
+                  db_message(res));
+    else if (db_rows(res) == 0)
         verdict = STORE_SEND_ENDED;
-    else if (strcmp(PQgetvalue(res, 0, 0), "enabled") == 0)
+    else if (strcmp(db_text(res, 0, 0), "enabled") == 0)
         verdict = STORE_SEND_GO;
-    else if (strcmp(PQgetvalue(res, 0, 0), "deleted") == 0)
+    else if (strcmp(db_text(res, 0, 0), "deleted") == 0)
         verdict = STORE_SEND_DELETED;
     else
         verdict = STORE_SEND_DISABLED;
-    PQclear(res);
+    db_clear(res);
     return verdict;
 }
 
@@ -231,13 +231,13 @@ bool store_renew(store *s)
     char lease[24];
     snprintf(lease, sizeof lease, "%ld", s->lease_seconds);
     const char *params[] = {s->name, lease};
-    PGresult *res = db_exec(s->conn, &renew, params);
+    PGresult *res = db_exec(s->db, &renew, params);
     if (res == NULL)
         return false;
-    bool ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+    bool ok = db_ok(res);
     if (!ok)
-        log_error("renewing leases failed: %s", PQresultErrorMessage(res));
-    PQclear(res);
+        log_error("renewing leases failed: %s", db_message(res));
+    db_clear(res);
     return ok;
 }
 
@@ -291,19 +291,18 @@ void store_record_all(store *s, store_outcome *outcomes, int n)
         outcome_params(s, i, &outcomes[i]);
     /* Outcomes left STORE_DOWN (the connection failed) are written again after a
      * reconnect: recording is idempotent. */
-    if (!db_exec_pipeline(s->conn, n, s->stmts, s->params, s->results))
+    if (!db_exec_pipeline(s->db, n, s->stmts, s->params, s->results))
         return;
     for (int i = 0; i < n; i++) {
         PGresult *res = s->results[i];
         if (res == NULL)
             continue;
-        if (PQresultStatus(res) == PGRES_COMMAND_OK) {
+        if (db_ok(res)) {
             outcomes[i].result = STORE_RECORDED;
         } else {
             outcomes[i].result = STORE_REJECTED;
-            log_error("recording delivery %lld failed: %s", outcomes[i].d->id,
-                      PQresultErrorMessage(res));
+            log_error("recording delivery %lld failed: %s", outcomes[i].d->id, db_message(res));
         }
-        PQclear(res);
+        db_clear(res);
     }
 }

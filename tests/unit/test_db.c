@@ -176,11 +176,6 @@ static void command(db *d, const char *sql)
     PQclear(res);
 }
 
-static PGTransactionStatusType tx_status(db *d)
-{
-    return PQtransactionStatus(db_conn(d));
-}
-
 START_TEST(pg_each_level_is_the_transactions)
 {
     /* Whatever the database's default, each level is the one asked for. */
@@ -193,12 +188,12 @@ START_TEST(pg_each_level_is_the_transactions)
                   {DB_SERIALIZABLE, "serializable"}};
     for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
         ck_assert(db_begin(pg, levels[i].level));
-        ck_assert_int_eq(tx_status(pg), PQTRANS_INTRANS);
+        ck_assert_int_eq(db_transaction(pg), DB_TX_OPEN);
         char name[32];
         scalar(pg, "SELECT current_setting('transaction_isolation')", NULL, name, sizeof name);
         ck_assert_str_eq(name, levels[i].name);
         ck_assert(db_commit(pg));
-        ck_assert_int_eq(tx_status(pg), PQTRANS_IDLE);
+        ck_assert_int_eq(db_transaction(pg), DB_TX_IDLE);
     }
 }
 END_TEST
@@ -219,7 +214,7 @@ START_TEST(pg_commit_keeps_and_rollback_discards)
     scalar(pg, "SELECT txid_current()::text", NULL, xid, sizeof xid);
     command(pg, "INSERT INTO t VALUES ('discarded')");
     ck_assert(db_rollback(pg));
-    ck_assert_int_eq(tx_status(pg), PQTRANS_IDLE);
+    ck_assert_int_eq(db_transaction(pg), DB_TX_IDLE);
     scalar(pg, "SELECT txid_status($1::bigint)", xid, status, sizeof status);
     ck_assert_str_eq(status, "aborted");
 
@@ -238,10 +233,10 @@ START_TEST(pg_commit_of_a_failed_transaction_is_refused)
     PGresult *res = db_exec_params(pg, "SELECT 1 / 0", 0, NULL);
     ck_assert_int_eq(PQresultStatus(res), PGRES_FATAL_ERROR);
     PQclear(res);
-    ck_assert_int_eq(tx_status(pg), PQTRANS_INERROR);
+    ck_assert_int_eq(db_transaction(pg), DB_TX_FAILED);
     ck_assert(!db_commit(pg));
     ck_assert_str_eq(db_error(pg), "the transaction was rolled back");
-    ck_assert_int_eq(tx_status(pg), PQTRANS_IDLE);
+    ck_assert_int_eq(db_transaction(pg), DB_TX_IDLE);
     char count[16];
     scalar(pg, "SELECT count(*) FROM t", NULL, count, sizeof count);
     ck_assert_str_eq(count, "0");
@@ -258,7 +253,7 @@ START_TEST(pg_commit_failing_at_commit_says_why)
     ck_assert(!db_commit(pg));
     ck_assert_msg(strstr(db_error(pg), "violates foreign key constraint") != NULL, "db_error: %s",
                   db_error(pg));
-    ck_assert_int_eq(tx_status(pg), PQTRANS_IDLE);
+    ck_assert_int_eq(db_transaction(pg), DB_TX_IDLE);
 }
 END_TEST
 
