@@ -2,10 +2,12 @@
  * multi-host conninfo. Without a server only the refusals and the hosts that never answer
  * can be seen ("core"); the "postgres" case (added when unit_database() names one: make
  * admin-test) checks each level, what commit and rollback leave, every way a commit
- * fails, and a race won by a real server, on a real server. */
+ * fails, a race won by a real server, a statement collected by polling and one cancelled,
+ * a tool's scripts and COPY, on a real server. */
 #include <arpa/inet.h>
 #include <libpq-fe.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,27 @@ START_TEST(nothing_to_commit_or_roll_back_without_a_connection)
     ck_assert_str_eq(db_error(d), "not connected");
     ck_assert(!db_begin(d, DB_READ_COMMITTED));
     ck_assert(!db_commit(d));
+    ck_assert_uint_eq(db_connections(d), 0);
+    db_close(d);
+}
+END_TEST
+
+/* The calls that act on the current connection only do nothing without one. */
+START_TEST(nothing_to_collect_cancel_or_copy_without_a_connection)
+{
+    db *d = db_open(NO_SERVER, "market-unit");
+    db_fail_fast(d);
+    ck_assert(!db_has_connection(d));
+    ck_assert_int_eq(db_transaction(d), DB_TX_NONE);
+    ck_assert_ptr_null(db_server_param(d, "is_superuser"));
+    char err[64];
+    ck_assert(db_cancel(d, err, sizeof err)); /* nothing to cancel */
+    PGresult *res;
+    ck_assert_int_eq(db_collect(d, &res), DB_ANSWER_LOST);
+    ck_assert_ptr_null(res);
+    ck_assert(!db_send_script(d, "SELECT 1"));
+    ck_assert(!db_copy_put(d, "x\n", 2));
+    ck_assert_ptr_null(db_copy_end(d));
     ck_assert_uint_eq(db_connections(d), 0);
     db_close(d);
 }
@@ -455,12 +478,90 @@ START_TEST(pg_a_copied_session_has_the_same_timeout_and_settings)
 }
 END_TEST
 
+/* A statement sent, then collected by polling (retention's way), and one cancelled while
+ * it runs: its answer is the cancellation, and the session goes on. */
+static db_stmt poll_long = {"poll_long", "SELECT pg_sleep(30)", 0, 0};
+static db_stmt poll_short = {"poll_short", "SELECT 40 + 2", 0, 0};
+
+static PGresult *collect_all(db *d)
+{
+    PGresult *res = NULL;
+    db_answer a;
+    while ((a = db_collect(d, &res)) == DB_ANSWER_PENDING) {
+        struct pollfd p = {.fd = db_socket(d), .events = POLLIN};
+        ck_assert_int_ge(poll(&p, 1, 5000), 1);
+    }
+    ck_assert_int_eq(a, DB_ANSWERED);
+    return res;
+}
+
+START_TEST(pg_a_polled_statement_is_collected_and_can_be_cancelled)
+{
+    ck_assert(db_send(pg, &poll_short, NULL));
+    PGresult *res = collect_all(pg);
+    ck_assert(db_ok(res));
+    ck_assert_int_eq(db_int(res, 0, 0), 42);
+    db_clear(res);
+
+    ck_assert(db_send(pg, &poll_long, NULL));
+    ck_assert_int_eq(db_collect(pg, &res), DB_ANSWER_PENDING);
+    char err[256];
+    ck_assert_msg(db_cancel(pg, err, sizeof err), "%s", err);
+    res = collect_all(pg);
+    ck_assert(!db_ok(res));
+    ck_assert_str_eq(db_sqlstate(res), "57014"); /* query_canceled */
+    db_clear(res);
+    ck_assert_int_eq(db_transaction(pg), DB_TX_IDLE);
+    ck_assert_uint_eq(db_connections(pg), 1);
+}
+END_TEST
+
+/* A tool's SQL: a script of several statements, one sent while another connection works,
+ * and COPY FROM STDIN, its rows counted and a bad row's failure reported. */
+START_TEST(pg_scripts_and_copy_run_as_a_tool_needs)
+{
+    PGresult *res = db_exec_script(pg, "CREATE TEMP TABLE c (n int); SELECT 7");
+    ck_assert_msg(db_ok(res), "%s", db_message(res));
+    ck_assert_int_eq(db_int(res, 0, 0), 7); /* the last statement's result */
+    db_clear(res);
+
+    res = db_exec_script(pg, "COPY c FROM STDIN");
+    ck_assert(db_copy_started(res));
+    db_clear(res);
+    ck_assert(db_copy_put(pg, "1\n2\n", 4));
+    ck_assert(db_copy_put(pg, "3\n", 2));
+    res = db_copy_end(pg);
+    ck_assert_msg(db_ok(res), "%s", db_message(res));
+    ck_assert_int_eq(db_affected(res), 3);
+    db_clear(res);
+
+    res = db_exec_script(pg, "COPY c FROM STDIN");
+    ck_assert(db_copy_started(res));
+    db_clear(res);
+    ck_assert(db_copy_put(pg, "four\n", 5));
+    res = db_copy_end(pg);
+    ck_assert(!db_ok(res));
+    ck_assert_ptr_nonnull(strstr(db_primary_message(res), "invalid input syntax"));
+    db_clear(res);
+
+    ck_assert(db_send_script(pg, "SELECT count(*) FROM c"));
+    res = db_receive(pg, -1);
+    ck_assert(db_ok(res));
+    ck_assert_str_eq(db_text(res, 0, 0), "3");
+    ck_assert_str_eq(db_column_name(res, 0), "count");
+    db_clear(res);
+    const char *superuser = db_server_param(pg, "is_superuser");
+    ck_assert(superuser != NULL && (strcmp(superuser, "on") == 0 || strcmp(superuser, "off") == 0));
+}
+END_TEST
+
 Suite *db_suite(void)
 {
     Suite *s = suite_create("db");
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 20); /* the races wait for silent hosts (2 s each) */
     tcase_add_test(tc, nothing_to_commit_or_roll_back_without_a_connection);
+    tcase_add_test(tc, nothing_to_collect_cancel_or_copy_without_a_connection);
     tcase_add_test(tc, silent_hosts_are_waited_for_together_not_in_turn);
     tcase_add_test(tc, refusing_hosts_lose_the_race_at_once);
     tcase_add_test(tc, silent_and_refusing_hosts_are_each_reported);
@@ -481,6 +582,8 @@ Suite *db_suite(void)
         tcase_add_test(pc, pg_a_pipeline_of_many_with_a_statement_that_cannot_be_prepared);
         tcase_add_test(pc, pg_a_statement_past_the_timeout_fails_with_its_sqlstate);
         tcase_add_test(pc, pg_a_copied_session_has_the_same_timeout_and_settings);
+        tcase_add_test(pc, pg_a_polled_statement_is_collected_and_can_be_cancelled);
+        tcase_add_test(pc, pg_scripts_and_copy_run_as_a_tool_needs);
         suite_add_tcase(s, pc);
     }
     return s;
