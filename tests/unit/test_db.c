@@ -165,17 +165,17 @@ END_TEST
 
 /* --- through PostgreSQL ---------------------------------------------------------------- */
 
-static db *pg;
+static db *server;
 
 static void pg_setup(void)
 {
-    pg = db_open(unit_database(), "market-unit");
-    ck_assert_msg(db_ready(pg), "cannot connect to MARKET_TEST_DB: %s", db_error(pg));
+    server = db_open(unit_database(), "market-unit");
+    ck_assert_msg(db_ready(server), "cannot connect to MARKET_TEST_DB: %s", db_error(server));
 }
 
 static void pg_teardown(void)
 {
-    db_close(pg);
+    db_close(server);
 }
 
 /* The first column of the first row of sql (one parameter or none), in out. */
@@ -184,25 +184,24 @@ static void scalar(db *d, const char *sql, const char *param, char *out, size_t 
     const char *params[] = {param};
     PGresult *res = db_exec_params(d, sql, param != NULL ? 1 : 0, params);
     ck_assert_ptr_nonnull(res);
-    ck_assert_msg(PQresultStatus(res) == PGRES_TUPLES_OK, "%s: %s", sql, PQresultErrorMessage(res));
-    ck_assert_int_eq(PQntuples(res), 1);
-    snprintf(out, outsz, "%s", PQgetvalue(res, 0, 0));
-    PQclear(res);
+    ck_assert_msg(PQresultStatus(res) == PGRES_TUPLES_OK, "%s: %s", sql, db_message(res));
+    ck_assert_int_eq(db_rows(res), 1);
+    snprintf(out, outsz, "%s", db_text(res, 0, 0));
+    db_clear(res);
 }
 
 static void command(db *d, const char *sql)
 {
     PGresult *res = db_exec_params(d, sql, 0, NULL);
     ck_assert_ptr_nonnull(res);
-    ck_assert_msg(PQresultStatus(res) == PGRES_COMMAND_OK, "%s: %s", sql,
-                  PQresultErrorMessage(res));
-    PQclear(res);
+    ck_assert_msg(PQresultStatus(res) == PGRES_COMMAND_OK, "%s: %s", sql, db_message(res));
+    db_clear(res);
 }
 
 START_TEST(pg_each_level_is_the_transactions)
 {
     /* Whatever the database's default, each level is the one asked for. */
-    command(pg, "SET default_transaction_isolation = 'serializable'");
+    command(server, "SET default_transaction_isolation = 'serializable'");
     static const struct {
         db_isolation level;
         const char *name;
@@ -210,58 +209,58 @@ START_TEST(pg_each_level_is_the_transactions)
                   {DB_REPEATABLE_READ, "repeatable read"},
                   {DB_SERIALIZABLE, "serializable"}};
     for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++) {
-        ck_assert(db_begin(pg, levels[i].level));
-        ck_assert_int_eq(db_transaction(pg), DB_TX_OPEN);
+        ck_assert(db_begin(server, levels[i].level));
+        ck_assert_int_eq(db_transaction(server), DB_TX_OPEN);
         char name[32];
-        scalar(pg, "SELECT current_setting('transaction_isolation')", NULL, name, sizeof name);
+        scalar(server, "SELECT current_setting('transaction_isolation')", NULL, name, sizeof name);
         ck_assert_str_eq(name, levels[i].name);
-        ck_assert(db_commit(pg));
-        ck_assert_int_eq(db_transaction(pg), DB_TX_IDLE);
+        ck_assert(db_commit(server));
+        ck_assert_int_eq(db_transaction(server), DB_TX_IDLE);
     }
 }
 END_TEST
 
 START_TEST(pg_commit_keeps_and_rollback_discards)
 {
-    command(pg, "CREATE TEMP TABLE t (v text)");
+    command(server, "CREATE TEMP TABLE t (v text)");
     char xid[32], status[32], count[16];
 
-    ck_assert(db_begin(pg, DB_READ_COMMITTED));
-    scalar(pg, "SELECT txid_current()::text", NULL, xid, sizeof xid);
-    command(pg, "INSERT INTO t VALUES ('kept')");
-    ck_assert(db_commit(pg));
-    scalar(pg, "SELECT txid_status($1::bigint)", xid, status, sizeof status);
+    ck_assert(db_begin(server, DB_READ_COMMITTED));
+    scalar(server, "SELECT txid_current()::text", NULL, xid, sizeof xid);
+    command(server, "INSERT INTO t VALUES ('kept')");
+    ck_assert(db_commit(server));
+    scalar(server, "SELECT txid_status($1::bigint)", xid, status, sizeof status);
     ck_assert_str_eq(status, "committed");
 
-    ck_assert(db_begin(pg, DB_REPEATABLE_READ));
-    scalar(pg, "SELECT txid_current()::text", NULL, xid, sizeof xid);
-    command(pg, "INSERT INTO t VALUES ('discarded')");
-    ck_assert(db_rollback(pg));
-    ck_assert_int_eq(db_transaction(pg), DB_TX_IDLE);
-    scalar(pg, "SELECT txid_status($1::bigint)", xid, status, sizeof status);
+    ck_assert(db_begin(server, DB_REPEATABLE_READ));
+    scalar(server, "SELECT txid_current()::text", NULL, xid, sizeof xid);
+    command(server, "INSERT INTO t VALUES ('discarded')");
+    ck_assert(db_rollback(server));
+    ck_assert_int_eq(db_transaction(server), DB_TX_IDLE);
+    scalar(server, "SELECT txid_status($1::bigint)", xid, status, sizeof status);
     ck_assert_str_eq(status, "aborted");
 
-    scalar(pg, "SELECT string_agg(v, ',') FROM t", NULL, count, sizeof count);
+    scalar(server, "SELECT string_agg(v, ',') FROM t", NULL, count, sizeof count);
     ck_assert_str_eq(count, "kept");
-    ck_assert_uint_eq(db_connections(pg), 1);
+    ck_assert_uint_eq(db_connections(server), 1);
 }
 END_TEST
 
 /* COMMIT of a transaction a statement failed in completes, as ROLLBACK: not a commit. */
 START_TEST(pg_commit_of_a_failed_transaction_is_refused)
 {
-    command(pg, "CREATE TEMP TABLE t (v text)");
-    ck_assert(db_begin(pg, DB_READ_COMMITTED));
-    command(pg, "INSERT INTO t VALUES ('lost')");
-    PGresult *res = db_exec_params(pg, "SELECT 1 / 0", 0, NULL);
+    command(server, "CREATE TEMP TABLE t (v text)");
+    ck_assert(db_begin(server, DB_READ_COMMITTED));
+    command(server, "INSERT INTO t VALUES ('lost')");
+    PGresult *res = db_exec_params(server, "SELECT 1 / 0", 0, NULL);
     ck_assert_int_eq(PQresultStatus(res), PGRES_FATAL_ERROR);
-    PQclear(res);
-    ck_assert_int_eq(db_transaction(pg), DB_TX_FAILED);
-    ck_assert(!db_commit(pg));
-    ck_assert_str_eq(db_error(pg), "the transaction was rolled back");
-    ck_assert_int_eq(db_transaction(pg), DB_TX_IDLE);
+    db_clear(res);
+    ck_assert_int_eq(db_transaction(server), DB_TX_FAILED);
+    ck_assert(!db_commit(server));
+    ck_assert_str_eq(db_error(server), "the transaction was rolled back");
+    ck_assert_int_eq(db_transaction(server), DB_TX_IDLE);
     char count[16];
-    scalar(pg, "SELECT count(*) FROM t", NULL, count, sizeof count);
+    scalar(server, "SELECT count(*) FROM t", NULL, count, sizeof count);
     ck_assert_str_eq(count, "0");
 }
 END_TEST
@@ -269,33 +268,34 @@ END_TEST
 /* A deferred constraint is checked by COMMIT itself; its message is db_error's. */
 START_TEST(pg_commit_failing_at_commit_says_why)
 {
-    command(pg, "CREATE TEMP TABLE parent (id int PRIMARY KEY)");
-    command(pg, "CREATE TEMP TABLE child (p int REFERENCES parent DEFERRABLE INITIALLY DEFERRED)");
-    ck_assert(db_begin(pg, DB_READ_COMMITTED));
-    command(pg, "INSERT INTO child VALUES (1)");
-    ck_assert(!db_commit(pg));
-    ck_assert_msg(strstr(db_error(pg), "violates foreign key constraint") != NULL, "db_error: %s",
-                  db_error(pg));
-    ck_assert_int_eq(db_transaction(pg), DB_TX_IDLE);
+    command(server, "CREATE TEMP TABLE parent (id int PRIMARY KEY)");
+    command(server,
+            "CREATE TEMP TABLE child (p int REFERENCES parent DEFERRABLE INITIALLY DEFERRED)");
+    ck_assert(db_begin(server, DB_READ_COMMITTED));
+    command(server, "INSERT INTO child VALUES (1)");
+    ck_assert(!db_commit(server));
+    ck_assert_msg(strstr(db_error(server), "violates foreign key constraint") != NULL,
+                  "db_error: %s", db_error(server));
+    ck_assert_int_eq(db_transaction(server), DB_TX_IDLE);
 }
 END_TEST
 
 START_TEST(pg_commit_without_a_transaction_is_refused)
 {
-    ck_assert(!db_commit(pg));
-    ck_assert_str_eq(db_error(pg), "no transaction in progress");
-    ck_assert(db_rollback(pg)); /* none is left open: what a rollback is for */
-    ck_assert(db_begin(pg, DB_READ_COMMITTED));
-    ck_assert(db_rollback(pg));
-    ck_assert(!db_commit(pg));
+    ck_assert(!db_commit(server));
+    ck_assert_str_eq(db_error(server), "no transaction in progress");
+    ck_assert(db_rollback(server)); /* none is left open: what a rollback is for */
+    ck_assert(db_begin(server, DB_READ_COMMITTED));
+    ck_assert(db_rollback(server));
+    ck_assert(!db_commit(server));
 }
 END_TEST
 
-/* Ends pg's session from another one, as a database restart would. */
+/* Ends server's session from another one, as a database restart would. */
 static void terminate_backend(void)
 {
     char pid[16], done[8];
-    scalar(pg, "SELECT pg_backend_pid()::text", NULL, pid, sizeof pid);
+    scalar(server, "SELECT pg_backend_pid()::text", NULL, pid, sizeof pid);
     db *other = db_open(unit_database(), "market-unit-killer");
     scalar(other, "SELECT pg_terminate_backend($1::int, 5000)", pid, done, sizeof done);
     ck_assert_str_eq(done, "t");
@@ -311,35 +311,35 @@ static void sleep_ms(long ms)
 /* The transaction died with its session: a commit on a new one would claim a success. */
 START_TEST(pg_commit_after_the_connection_died_never_reconnects)
 {
-    ck_assert(db_begin(pg, DB_READ_COMMITTED));
+    ck_assert(db_begin(server, DB_READ_COMMITTED));
     terminate_backend();
     /* A statement of the transaction finds the connection gone, and is not run again on
      * another (db_exec renews only an idle one). */
-    ck_assert_ptr_null(db_exec_params(pg, "SELECT 1", 0, NULL));
-    ck_assert(db_is_down(pg));
+    ck_assert_ptr_null(db_exec_params(server, "SELECT 1", 0, NULL));
+    ck_assert(db_is_down(server));
     sleep_ms(DB_RETRY_MS + 50); /* past the delay a reconnection would wait for */
-    ck_assert(!db_commit(pg));
-    ck_assert_uint_eq(db_connections(pg), 1);
-    ck_assert(!db_rollback(pg));
-    ck_assert_uint_eq(db_connections(pg), 1);
+    ck_assert(!db_commit(server));
+    ck_assert_uint_eq(db_connections(server), 1);
+    ck_assert(!db_rollback(server));
+    ck_assert_uint_eq(db_connections(server), 1);
     /* The next transaction starts on a new session. */
-    ck_assert(db_begin(pg, DB_READ_COMMITTED));
-    ck_assert_uint_eq(db_connections(pg), 2);
-    ck_assert(db_commit(pg));
+    ck_assert(db_begin(server, DB_READ_COMMITTED));
+    ck_assert_uint_eq(db_connections(server), 2);
+    ck_assert(db_commit(server));
 }
 END_TEST
 
 /* market-admin's mode: nothing is renewed, every later call fails. */
 START_TEST(pg_fail_fast_begins_nothing_after_the_connection_died)
 {
-    db_fail_fast(pg);
-    ck_assert(db_begin(pg, DB_REPEATABLE_READ));
+    db_fail_fast(server);
+    ck_assert(db_begin(server, DB_REPEATABLE_READ));
     terminate_backend();
-    ck_assert(!db_commit(pg));
-    ck_assert_str_ne(db_error(pg), "");
+    ck_assert(!db_commit(server));
+    ck_assert_str_ne(db_error(server), "");
     sleep_ms(DB_RETRY_MS + 50);
-    ck_assert(!db_begin(pg, DB_READ_COMMITTED));
-    ck_assert_uint_eq(db_connections(pg), 1);
+    ck_assert(!db_begin(server, DB_READ_COMMITTED));
+    ck_assert_uint_eq(db_connections(server), 1);
 }
 END_TEST
 
@@ -416,7 +416,7 @@ START_TEST(pg_a_pipeline_of_many_with_a_statement_that_cannot_be_prepared)
         params[i] = i == BAD ? NULL : values[i];
     }
     PGresult *out[N];
-    ck_assert(db_exec_pipeline(pg, N, stmts, params, out));
+    ck_assert(db_exec_pipeline(server, N, stmts, params, out));
     for (int i = 0; i < N; i++) {
         ck_assert_ptr_nonnull(out[i]);
         if (i == BAD) {
@@ -424,19 +424,19 @@ START_TEST(pg_a_pipeline_of_many_with_a_statement_that_cannot_be_prepared)
             ck_assert_str_eq(db_sqlstate(out[i]), "42P01"); /* undefined_table */
         } else {
             ck_assert_int_eq(PQresultStatus(out[i]), PGRES_TUPLES_OK);
-            ck_assert_int_eq(strtol(PQgetvalue(out[i], 0, 0), NULL, 10), i + 1);
+            ck_assert_int_eq(strtol(db_text(out[i], 0, 0), NULL, 10), i + 1);
         }
-        PQclear(out[i]);
+        db_clear(out[i]);
     }
     /* The connection is fine afterwards, and so is the statement alone. */
-    PGresult *res = db_exec(pg, &pipe_bad, NULL);
+    PGresult *res = db_exec(server, &pipe_bad, NULL);
     ck_assert_ptr_nonnull(res);
     ck_assert_str_eq(db_sqlstate(res), "42P01");
-    PQclear(res);
+    db_clear(res);
     const char *one[1] = {"41"};
-    res = db_exec(pg, &pipe_ok, one);
-    ck_assert_int_eq(strtol(PQgetvalue(res, 0, 0), NULL, 10), 42);
-    PQclear(res);
+    res = db_exec(server, &pipe_ok, one);
+    ck_assert_int_eq(strtol(db_text(res, 0, 0), NULL, 10), 42);
+    db_clear(res);
 }
 END_TEST
 
@@ -450,7 +450,7 @@ START_TEST(pg_a_statement_past_the_timeout_fails_with_its_sqlstate)
     PGresult *res = db_exec(d, &slow_stmt, NULL);
     ck_assert_ptr_nonnull(res);
     ck_assert_str_eq(db_sqlstate(res), DB_STATEMENT_TIMEOUT);
-    PQclear(res);
+    db_clear(res);
     char value[32];
     scalar(d, "SELECT current_setting('idle_in_transaction_session_timeout')", NULL, value,
            sizeof value);
@@ -497,22 +497,22 @@ static PGresult *collect_all(db *d)
 
 START_TEST(pg_a_polled_statement_is_collected_and_can_be_cancelled)
 {
-    ck_assert(db_send(pg, &poll_short, NULL));
-    PGresult *res = collect_all(pg);
+    ck_assert(db_send(server, &poll_short, NULL));
+    PGresult *res = collect_all(server);
     ck_assert(db_ok(res));
     ck_assert_int_eq(db_int(res, 0, 0), 42);
     db_clear(res);
 
-    ck_assert(db_send(pg, &poll_long, NULL));
-    ck_assert_int_eq(db_collect(pg, &res), DB_ANSWER_PENDING);
+    ck_assert(db_send(server, &poll_long, NULL));
+    ck_assert_int_eq(db_collect(server, &res), DB_ANSWER_PENDING);
     char err[256];
-    ck_assert_msg(db_cancel(pg, err, sizeof err), "%s", err);
-    res = collect_all(pg);
+    ck_assert_msg(db_cancel(server, err, sizeof err), "%s", err);
+    res = collect_all(server);
     ck_assert(!db_ok(res));
     ck_assert_str_eq(db_sqlstate(res), "57014"); /* query_canceled */
     db_clear(res);
-    ck_assert_int_eq(db_transaction(pg), DB_TX_IDLE);
-    ck_assert_uint_eq(db_connections(pg), 1);
+    ck_assert_int_eq(db_transaction(server), DB_TX_IDLE);
+    ck_assert_uint_eq(db_connections(server), 1);
 }
 END_TEST
 
@@ -520,37 +520,37 @@ END_TEST
  * and COPY FROM STDIN, its rows counted and a bad row's failure reported. */
 START_TEST(pg_scripts_and_copy_run_as_a_tool_needs)
 {
-    PGresult *res = db_exec_script(pg, "CREATE TEMP TABLE c (n int); SELECT 7");
+    PGresult *res = db_exec_script(server, "CREATE TEMP TABLE c (n int); SELECT 7");
     ck_assert_msg(db_ok(res), "%s", db_message(res));
     ck_assert_int_eq(db_int(res, 0, 0), 7); /* the last statement's result */
     db_clear(res);
 
-    res = db_exec_script(pg, "COPY c FROM STDIN");
+    res = db_exec_script(server, "COPY c FROM STDIN");
     ck_assert(db_copy_started(res));
     db_clear(res);
-    ck_assert(db_copy_put(pg, "1\n2\n", 4));
-    ck_assert(db_copy_put(pg, "3\n", 2));
-    res = db_copy_end(pg);
+    ck_assert(db_copy_put(server, "1\n2\n", 4));
+    ck_assert(db_copy_put(server, "3\n", 2));
+    res = db_copy_end(server);
     ck_assert_msg(db_ok(res), "%s", db_message(res));
     ck_assert_int_eq(db_affected(res), 3);
     db_clear(res);
 
-    res = db_exec_script(pg, "COPY c FROM STDIN");
+    res = db_exec_script(server, "COPY c FROM STDIN");
     ck_assert(db_copy_started(res));
     db_clear(res);
-    ck_assert(db_copy_put(pg, "four\n", 5));
-    res = db_copy_end(pg);
+    ck_assert(db_copy_put(server, "four\n", 5));
+    res = db_copy_end(server);
     ck_assert(!db_ok(res));
     ck_assert_ptr_nonnull(strstr(db_primary_message(res), "invalid input syntax"));
     db_clear(res);
 
-    ck_assert(db_send_script(pg, "SELECT count(*) FROM c"));
-    res = db_receive(pg, -1);
+    ck_assert(db_send_script(server, "SELECT count(*) FROM c"));
+    res = db_receive(server, -1);
     ck_assert(db_ok(res));
     ck_assert_str_eq(db_text(res, 0, 0), "3");
     ck_assert_str_eq(db_column_name(res, 0), "count");
     db_clear(res);
-    const char *superuser = db_server_param(pg, "is_superuser");
+    const char *superuser = db_server_param(server, "is_superuser");
     ck_assert(superuser != NULL && (strcmp(superuser, "on") == 0 || strcmp(superuser, "off") == 0));
 }
 END_TEST

@@ -102,18 +102,18 @@ END_TEST
 
 /* --- through PostgreSQL ---------------------------------------------------------------- */
 
-static db *pg;
+static db *server;
 
 static void pg_setup(void)
 {
     buf_init(&b, 0);
-    pg = db_open(unit_database(), "market-unit");
-    ck_assert_msg(db_ready(pg), "cannot connect to MARKET_TEST_DB: %s", db_error(pg));
+    server = db_open(unit_database(), "market-unit");
+    ck_assert_msg(db_ready(server), "cannot connect to MARKET_TEST_DB: %s", db_error(server));
 }
 
 static void pg_teardown(void)
 {
-    db_close(pg);
+    db_close(server);
     buf_free(&b);
 }
 
@@ -121,23 +121,23 @@ static void pg_teardown(void)
 static void assert_round_trip(const char *const *items, size_t n)
 {
     const char *params[] = {literal(items, n)};
-    PGresult *res = db_exec_params(pg,
+    PGresult *res = db_exec_params(server,
                                    "SELECT v, v IS NULL FROM unnest($1::text[]) WITH ORDINALITY"
                                    " AS t(v, i) ORDER BY i",
                                    1, params);
     ck_assert_ptr_nonnull(res);
     ck_assert_msg(PQresultStatus(res) == PGRES_TUPLES_OK, "%s rejected: %s", params[0],
-                  PQresultErrorMessage(res));
-    ck_assert_int_eq(PQntuples(res), (int)n);
+                  db_message(res));
+    ck_assert_int_eq(db_rows(res), (int)n);
     for (int i = 0; i < (int)n; i++) {
         if (items[i] == NULL) {
             ck_assert_msg(PQgetisnull(res, i, 0), "element %d is not NULL", i);
             continue;
         }
         ck_assert_msg(!PQgetisnull(res, i, 0), "element %d (%s) read as NULL", i, items[i]);
-        ck_assert_str_eq(PQgetvalue(res, i, 0), items[i]);
+        ck_assert_str_eq(db_text(res, i, 0), items[i]);
     }
-    PQclear(res);
+    db_clear(res);
 }
 
 START_TEST(pg_reads_back_every_awkward_element)
@@ -190,13 +190,13 @@ START_TEST(pg_works_with_any_and_unnest)
 {
     const char *wanted[] = {"b\"2", "c,3", "zz"};
     const char *params[] = {literal(wanted, 3)};
-    PGresult *res = db_exec_params(pg,
+    PGresult *res = db_exec_params(server,
                                    "SELECT count(*) FROM (VALUES ('a'), ('b\"2'), ('c,3')) v(id)"
                                    " WHERE id = ANY($1::text[])",
                                    1, params);
     ck_assert_int_eq(PQresultStatus(res), PGRES_TUPLES_OK);
-    ck_assert_str_eq(PQgetvalue(res, 0, 0), "2");
-    PQclear(res);
+    ck_assert_str_eq(db_text(res, 0, 0), "2");
+    db_clear(res);
 
     buf second;
     buf_init(&second, 0);
@@ -205,13 +205,13 @@ START_TEST(pg_works_with_any_and_unnest)
         db_array_append(&second, more[i]);
     db_array_end(&second);
     const char *pair[] = {b.data, second.data};
-    res = db_exec_params(pg,
+    res = db_exec_params(server,
                          "SELECT string_agg(a || '=' || coalesce(m, '-'), ' ' ORDER BY a)"
                          " FROM unnest($1::text[], $2::text[]) AS u(a, m)",
                          2, pair);
     ck_assert_int_eq(PQresultStatus(res), PGRES_TUPLES_OK);
-    ck_assert_str_eq(PQgetvalue(res, 0, 0), "b\"2=x\\ c,3=- zz=z");
-    PQclear(res);
+    ck_assert_str_eq(db_text(res, 0, 0), "b\"2=x\\ c,3=- zz=z");
+    db_clear(res);
     buf_free(&second);
 }
 END_TEST
