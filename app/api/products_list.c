@@ -16,7 +16,6 @@
 #include "handlers.h"
 #include "ids.h"
 #include "mem.h"
-#include "money.h"
 #include "paging.h"
 #include "text.h"
 
