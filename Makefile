@@ -44,7 +44,7 @@ UNIT_SRC     := $(wildcard tests/unit/*.c)
 # without the programs' main.c. The tests include them as "webhookd/retry.h" and so on.
 UNIT_APP_SRC := app/webhookd/retry.c app/webhookd/duetimes.c app/webhookd/target.c \
                 app/webhookd/cabundle.c app/webhookd/resolver.c app/webhookd/prune_pass.c \
-                app/api/mime.c app/api/links.c app/api/params.c
+                app/api/mime.c app/api/links.c
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 

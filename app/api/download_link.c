@@ -1,9 +1,9 @@
 /* POST /v1/downloads/:id/link: mints a fresh download link.
  *
- * Body: none, or {"expires_in": 60..86400} (default MARKET_DOWNLOAD_TTL). A download of
- * another account or mode, or of an order that is neither paid nor refunded, is 404 (never
- * 403: its existence is not the caller's business); one of the caller's refunded orders
- * is 409 order_refunded. Honours Idempotency-Key (idempotency.h).
+ * Body: none, or {"expires_in": 60..86400} (default MARKET_DOWNLOAD_TTL; routes.c). A
+ * download of another account or mode, or of an order that is neither paid nor refunded,
+ * is 404 (never 403: its existence is not the caller's business); one of the caller's
+ * refunded orders is 409 order_refunded. Honours Idempotency-Key (idempotency.h).
  *
  * One statement looks the download up and, only for a paid order, records the link, so
  * a mint costs one round trip (three with an Idempotency-Key: claim, mint, store). */
@@ -29,22 +29,6 @@ DB_STMT(download_link_mint,
         "  RETURNING expires_at)"
         "SELECT d.status, (SELECT " SQL_UTC_TEXT("ins.expires_at") " FROM ins) FROM d",
         6);
-
-/* expires_in, if given, must be a JSON integer (not 60.0, not "60") within the bounds. */
-static bool parse_expires_in(request *r, json_object *body, long *ttl)
-{
-    *ttl = r->w->cfg.download_ttl;
-    json_object *v;
-    if (body == NULL || !json_object_object_get_ex(body, "expires_in", &v))
-        return true;
-    int64_t n = json_object_is_type(v, json_type_int) ? json_object_get_int64(v) : 0;
-    if (n < LINK_TTL_MIN || n > LINK_TTL_MAX)
-        return respond_invalid(r, "parameter_invalid", "expires_in",
-                               "expires_in must be an integer number of seconds from %d to %d",
-                               LINK_TTL_MIN, LINK_TTL_MAX);
-    *ttl = (long)n;
-    return true;
-}
 
 static void respond_link(request *r, const char *download, const char *token,
                          const char *expires_at)
@@ -89,18 +73,10 @@ static void mint(request *r, const char *download, long ttl)
 
 void handle_download_link(request *r)
 {
-    static const char *const fields[] = {"expires_in", NULL};
-    json_object *body;
-    long ttl;
-    const char *download = request_path_param(r, 255);
-    if (download == NULL || !request_json_body(r, fields, &body) ||
-        !parse_expires_in(r, body, &ttl))
-        return;
-
     idem_state st;
     if (!idem_begin(r, r->route_label, &st))
         return;
     if (idem_guard(r, &st))
-        mint(r, download, ttl);
+        mint(r, r->in.id, r->in.expires_in);
     idem_finish(r, &st);
 }

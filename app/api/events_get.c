@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "handlers.h"
-#include "ids.h"
 #include "links.h" /* SQL_UTC_TEXT */
 
 /* One row per delivery (one row with NULL delivery columns when there is none), oldest
@@ -51,14 +50,7 @@ static void write_delivery(json_writer *j, const PGresult *res, int row)
 
 void handle_events_get(request *r)
 {
-    const char *id = request_path_param(r, 255);
-    if (id == NULL)
-        return;
-    if (!ids_prefixed_valid(id, "evt_")) {
-        respond_missing(r, "event");
-        return;
-    }
-    const char *params[] = {id, r->caller.account_id, r->caller.mode};
+    const char *params[] = {r->in.id, r->caller.account_id, r->caller.mode};
     PGresult *res = request_query(r, &event_get, params);
     if (res == NULL)
         return;

@@ -3,7 +3,7 @@
  * payload that was (or will be) delivered, byte for byte the events row, so that a
  * receiver that was down past the retry schedule can reconcile.
  *
- * Filters: type (one event type), created_gte and created_lt (RFC 3339, params.h). Keyset
+ * Filters: type (one event type), created_gte and created_lt (RFC 3339, routes.c). Keyset
  * pagination on (created_at, id) through events_list, or events_list_type with a type
  * (014_events_api.sql): a statement per shape, the time range always bound (-infinity and
  * infinity when not given), so each plan is the index's range scan whatever the page. */
@@ -12,7 +12,6 @@
 #include "cursor.h"
 #include "handlers.h"
 #include "paging.h"
-#include "params.h"
 
 /* $1 account, $2 mode, $3 limit, $4 created_gte, $5 created_lt; then the type and the
  * cursor's created_at and id when present, in that order. */
@@ -42,11 +41,12 @@ static void write_event(json_writer *j, const PGresult *res, int row)
 
 void handle_events_list(request *r)
 {
-    const char *type = request_param(r, "type");
-    const char *gte = request_param(r, "created_gte");
-    const char *lt = request_param(r, "created_lt");
-    const char *cursor_text = request_param(r, "cursor");
-    int limit = param_limit(request_param(r, "limit"));
+    const char *type = r->in.type >= 0 ? event_types[r->in.type] : NULL;
+    /* The bounds as given: PostgreSQL reads each the same instant (lib/input.h). */
+    const char *gte = r->in.created_gte.text;
+    const char *lt = r->in.created_lt.text;
+    const char *cursor_text = r->in.cursor;
+    int limit = (int)r->in.limit;
     /* The cursor is bound to the route, the mode, the account and every filter. */
     buf *ctx = paging_account_context(r);
     cursor_context_add(ctx, "type", type);

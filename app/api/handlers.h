@@ -1,7 +1,8 @@
 /* handlers: one function per route, each in its own file, declared in the route table
  * (routes.c). A handler runs after the key, the rate limit, the route, the scope and the
- * route's query parameters were checked; it checks what only it can (path parameters,
- * cursors, bodies) and writes the whole response (success or error) into the request. */
+ * route's declared inputs were checked and converted into r->in; it checks what only it
+ * can (a row a path parameter names, cursors, rules that tie two inputs together) and
+ * writes the whole response (success or error) into the request. */
 #ifndef MARKET_HANDLERS_H
 #define MARKET_HANDLERS_H
 
@@ -30,6 +31,7 @@ bool seller_get_plan(request *r, catalogue_read *read); /* seller_get.c */
 void seller_get_render(request *r, const catalogue_read *read, PGresult *res);
 
 void handle_orders_list(request *r);            /* orders_list.c */
+extern const char *const orders_statuses[];     /* the values of its status, NULL-terminated */
 void handle_download_link(request *r);          /* download_link.c */
 void handle_webhooks_list(request *r);          /* webhooks_list.c */
 void handle_webhooks_create(request *r);        /* webhooks_create.c */
@@ -42,5 +44,7 @@ void handle_events_list(request *r);            /* events_list.c */
 extern const char *const event_types[];         /* the values of its type, NULL-terminated */
 void handle_events_get(request *r);             /* events_get.c */
 void handle_file(request *r);                   /* file.c: the download location, no API key */
+void handle_healthz(request *r);                /* ops.c: the operational routes, no API key */
+void handle_metrics(request *r);
 
 #endif

@@ -89,7 +89,7 @@ static bool worker_init(worker *w)
     const char *scheme_end = strstr(w->cfg.download_base_url, "://");
     const char *path = strchr(scheme_end + 3, '/');
     w->files_prefix = path != NULL ? path : "";
-    routes_init(w->files_prefix);
+    routes_init(w->files_prefix, &w->cfg);
     w->db = db_open(w->cfg.db, "market-api");
     db_set_statement_timeout(w->db, w->cfg.statement_timeout_ms);
     /* Every statement is prepared once per session and run with other values: plan it
@@ -142,6 +142,7 @@ static void request_begin(request *r, FCGX_Request *fcgi)
     const char *length = FCGX_GetParam("CONTENT_LENGTH", env);
     r->content_length = (length != NULL && *length != '\0') ? strtoll(length, NULL, 10) : -1;
     r->authorization = FCGX_GetParam("HTTP_AUTHORIZATION", env);
+    r->ops_mark = FCGX_GetParam("MARKET_OPS", env);
     r->idempotency_key = FCGX_GetParam("HTTP_IDEMPOTENCY_KEY", env);
     r->idempotency_key_repeated = param_count(env, "HTTP_IDEMPOTENCY_KEY") > 1;
 
@@ -160,9 +161,10 @@ static void request_begin(request *r, FCGX_Request *fcgi)
     r->status = 200;
 }
 
-/* The order of checks of docs/contract.md section 2: 401, 429, 404/405, 403, 400 (the
- * route's declared query parameters), then the handler (which answers 400/404/413/415
- * for what only it can check). Everything but the handler comes from the route table. */
+/* The order of checks of docs/contract.md section 2: 401, 429, 404/405, 403, 400/413/415
+ * (the route's declared inputs), then the handler (which answers what only it can check).
+ * Everything but the handler comes from the route table; this is the one place a 404 or
+ * 405 of a route is answered, the operational routes' included. */
 static void dispatch(request *r)
 {
     route_fault fault = routes_find(r);
@@ -170,7 +172,8 @@ static void dispatch(request *r)
         serve_catalogue(r, r->route->catalogue);
         return;
     }
-    /* The download location takes no key: the token in its path is the credential. */
+    /* The download location takes no key (the token in its path is the credential), nor
+     * do the operational routes. */
     bool keyless = r->route != NULL && r->route->scope == NULL;
     if (!keyless && !auth_check(r))
         return;
@@ -191,7 +194,7 @@ static void dispatch(request *r)
                       "this API key lacks the scope %s", r->route->scope);
         return;
     }
-    if (routes_read_query(r))
+    if (routes_read_input(r))
         r->route->handle(r);
 }
 
@@ -364,18 +367,14 @@ int main(int argc, char **argv)
         request_begin(&r, &fcgi);
         db_watch(w.db, fcgi.ipcFd); /* a client that goes away cancels its statement */
         log_set_request(r.request_id);
-        /* /healthz and /metrics (when nginx marked them) are neither counted nor logged. */
-        bool ops = ops_serve(&r);
-        if (!ops)
-            dispatch(&r);
+        dispatch(&r);
         write_response(&r, &fcgi, &head);
         ops_key_leave(); /* the key's request is answered: another of its may start */
         db_watch(w.db, -1);
         if (plain_close && drain_input(&fcgi))
             FCGX_Detach(&fcgi);
         log_set_request(NULL); /* the request's own line names it: id=... */
-        if (!ops)
-            ops_request_done(&r, clock_us() - start);
+        ops_request_done(&r, clock_us() - start);
         FCGX_Finish_r(&fcgi);
         request_end(&r);
         arena_reset(&a);

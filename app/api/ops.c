@@ -9,12 +9,13 @@
 #include "log.h"
 #include "metrics.h"
 #include "prom.h"
+#include "handlers.h"
 #include "routes.h"
 #include "text.h"
 
 /* The counters of lib/metrics, in this order. A change of their meaning or number must
  * change OPS_LAYOUT, so that a running pool's old file is replaced, never misread. */
-#define OPS_LAYOUT 3
+#define OPS_LAYOUT 4
 /* Slot 0 counts requests that matched no route (404, or 401 before the route was
  * known); slot i + 1 the i-th route of the table (routes.h). */
 #define N_ROUTES (ROUTES_COUNT + 1)
@@ -159,6 +160,9 @@ static void key_prefix(const char *authorization, char out[13])
 
 void ops_request_done(request *r, long long duration_us)
 {
+    count_reconnects(r->w);
+    if (r->route != NULL && r->route->ops != NULL)
+        return; /* /healthz and /metrics are neither counted nor logged */
     size_t route = routes_slot(r->route);
     if (duration_us < 0)
         duration_us = 0;
@@ -167,7 +171,6 @@ void ops_request_done(request *r, long long duration_us)
     metrics_add(shared, C_DURATION_US + route, (uint64_t)duration_us);
     if (r->status == 429) /* the rate limit and the in-flight cap */
         metrics_add(shared, C_RATE_LIMITED, 1);
-    count_reconnects(r->w);
 
     if (!r->w->cfg.request_log)
         return;
@@ -179,7 +182,7 @@ void ops_request_done(request *r, long long duration_us)
              r->method, route_name(route), r->status, (double)duration_us / 1000.0, prefix);
 }
 
-static void serve_health(request *r)
+void handle_healthz(request *r)
 {
     PGresult *res = request_query(r, &ops_health, NULL);
     if (res == NULL)
@@ -302,7 +305,7 @@ static bool put_retention(request *r, buf *b)
     return true;
 }
 
-static void serve_metrics(request *r)
+void handle_metrics(request *r)
 {
     static uint64_t sum[C_COUNT];
     unsigned live = metrics_sum(shared, sum);
@@ -315,28 +318,4 @@ static void serve_metrics(request *r)
     prom_family(r->body, "market_database_up", "gauge",
                 "1 when the database answered this scrape, 0 when it did not.");
     prom_u64(r->body, "market_database_up", NULL, db_up ? 1 : 0);
-}
-
-bool ops_serve(request *r)
-{
-    FCGX_Request *fcgi = r->fcgi;
-    const char *kind = FCGX_GetParam("MARKET_OPS", fcgi->envp);
-    if (kind == NULL)
-        return false;
-    if (strcmp(r->method, "GET") != 0 && strcmp(r->method, "HEAD") != 0) {
-        response_header(r, "Allow", "GET, HEAD");
-        respond_error(r, 405, "invalid_request_error", "method_not_allowed", NULL,
-                      "%s is not allowed here; allowed: GET, HEAD", r->method);
-    } else if (strcmp(kind, "healthz") == 0) {
-        serve_health(r);
-    } else if (strcmp(kind, "metrics") == 0) {
-        serve_metrics(r);
-    } else {
-        log_error("the FastCGI parameter MARKET_OPS is %.40s, neither healthz nor metrics "
-                  "(nginx configuration)",
-                  kind);
-        respond_internal(r);
-    }
-    count_reconnects(r->w);
-    return true;
 }

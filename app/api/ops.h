@@ -1,10 +1,11 @@
 /* ops: what a pool tells its operators, outside the API's routes.
  *
- *   - /healthz and /metrics: answered only when nginx marks the request with the FastCGI
+ *   - /healthz and /metrics (handle_healthz, handle_metrics: handlers.h): routes of the
+ *     table (routes.c) found only when nginx marks the request with the FastCGI
  *     parameter MARKET_OPS ("healthz" or "metrics"; nginx sets it for the addresses it
  *     lets in, and a client cannot, since its headers arrive as HTTP_*). Without it the
  *     same paths are unknown routes like any other. Neither takes a key nor counts
- *     against a rate limit.
+ *     against a rate limit; another method is the table's 405.
  *   - the counters behind /metrics, shared by the pool's workers (lib/metrics.h);
  *   - the request log: one line per API request on stderr. */
 #ifndef MARKET_API_OPS_H
@@ -27,12 +28,9 @@ bool ops_init(worker *w, const char *version, char *err, size_t errlen);
 bool ops_key_enter(const unsigned char *key_hash, long cap);
 void ops_key_leave(void);
 
-/* Answers r when nginx marked it as an operational request, and returns true; false for
- * every other request, which goes on to the API. */
-bool ops_serve(request *r);
-
-/* Counts an answered API request and logs its line; duration_us is the time the worker
- * spent on it. Call before FCGX_Finish (the request's strings live until then). */
+/* Counts an answered API request and logs its line (an operational request is neither
+ * counted nor logged); duration_us is the time the worker spent on it. Call before
+ * FCGX_Finish (the request's strings live until then). */
 void ops_request_done(request *r, long long duration_us);
 
 #endif

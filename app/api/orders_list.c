@@ -18,7 +18,6 @@
 #include "handlers.h"
 #include "links.h"
 #include "paging.h"
-#include "params.h"
 
 enum kind { K_ORDER = 0, K_ITEM = 1, K_DOWNLOAD = 2 };
 
@@ -119,11 +118,14 @@ typedef struct {
     const char **expires;
 } links_shown;
 
+/* The values of status (routes.c), as the statements take them. */
+const char *const orders_statuses[] = {"paid", "refunded", NULL};
+
 static void read_input(request *r, list_input *in)
 {
-    in->status = request_param(r, "status");
-    in->cursor_text = request_param(r, "cursor");
-    in->limit = param_limit(request_param(r, "limit"));
+    in->status = r->in.status >= 0 ? orders_statuses[r->in.status] : NULL;
+    in->cursor_text = r->in.cursor;
+    in->limit = (int)r->in.limit;
 }
 
 /* The cursor is bound to the route, the mode, the account and the status filter. */

@@ -5,7 +5,7 @@
 #include "buf.h"
 #include "request.h"
 
-/* The page size, `limit`, is a declared query parameter (params.h). */
+/* The page size, `limit`, is a declared query parameter (routes.c): r->in.limit. */
 
 /* Decodes `cursor` against the context the request builds; NULL text means first page
  * (fields untouched, true). Answers 400 cursor_invalid on failure. */

@@ -7,7 +7,6 @@
 
 #include "catalogue.h"
 #include "handlers.h"
-#include "ids.h"
 
 DB_STMT(product_get,
         "SELECT p.id, p.title, p.description, p.category, p.min_price_minor, p.exponent,"
@@ -66,13 +65,8 @@ static void write_tiers(json_writer *j, const PGresult *res, int exponent, const
 
 bool product_get_plan(request *r, catalogue_read *read)
 {
-    const char *id = request_path_param(r, 255);
-    if (id == NULL)
-        return false;
-    if (!ids_prefixed_valid(id, "prod_"))
-        return respond_missing(r, "product");
     read->stmt = &product_get;
-    read->params[0] = id;
+    read->params[0] = r->in.id; /* a product's id (routes.c) */
     read->params[1] = r->caller.mode;
     return true;
 }

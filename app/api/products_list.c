@@ -16,9 +16,7 @@
 #include "handlers.h"
 #include "ids.h"
 #include "mem.h"
-#include "money.h"
 #include "paging.h"
-#include "params.h"
 #include "text.h"
 
 enum sort { SORT_NEWEST, SORT_PRICE_ASC, SORT_PRICE_DESC, SORT_RELEVANCE, SORT_COUNT };
@@ -53,6 +51,8 @@ static const struct {
  * of the walk it replaces (see add_index_cheap). */
 #define POSTINGS_PER_ROW 4
 
+/* The typed inputs (routes.c) the plan and the render read, and what the plan made of
+ * them: prices as given (the statements compare them as numeric). */
 typedef struct {
     const char *category, *q, *seller, *min_price, *max_price, *cursor_text;
     enum sort sort;
@@ -264,35 +264,29 @@ static db_stmt *shape_statement(long window, int filters, enum sort sort)
     return s;
 }
 
-/* sort is one of products_sorts (routes.c checked it); without it, relevance when
- * searching, else newest. */
-static bool parse_sort(request *r, const char *text, list_input *in)
+/* Each input is valid on its own (routes.c); here what ties two together: the prices'
+ * order, and the sort's default and its need of q. */
+static bool parse_input(request *r, list_input *in)
 {
-    in->sort = in->q != NULL ? SORT_RELEVANCE : SORT_NEWEST;
-    for (int i = 0; text != NULL && i < SORT_COUNT; i++)
-        if (strcmp(text, products_sorts[i]) == 0)
-            in->sort = (enum sort)i;
+    const api_input *given = &r->in;
+    in->category = given->category;
+    in->q = given->q;
+    in->seller = given->seller;
+    in->min_price = given->min_price.text;
+    in->max_price = given->max_price.text;
+    in->cursor_text = given->cursor;
+    in->limit = (int)given->limit;
+    if (in->min_price != NULL && in->max_price != NULL &&
+        input_decimal_cmp(&given->min_price, &given->max_price) > 0)
+        return respond_invalid(r, "parameter_invalid", "max_price",
+                               "max_price must not be below min_price");
+    in->sort = given->sort >= 0 ? (enum sort)given->sort
+               : in->q != NULL  ? SORT_RELEVANCE
+                                : SORT_NEWEST;
     if (in->sort == SORT_RELEVANCE && in->q == NULL)
         return respond_invalid(r, "parameter_invalid", "sort",
                                "sort=relevance needs a search query q");
     return true;
-}
-
-/* Each parameter is valid on its own (routes.c); here what ties two together. */
-static bool parse_input(request *r, list_input *in)
-{
-    in->category = request_param(r, "category");
-    in->q = request_param(r, "q");
-    in->seller = request_param(r, "seller");
-    in->min_price = request_param(r, "min_price");
-    in->max_price = request_param(r, "max_price");
-    in->cursor_text = request_param(r, "cursor");
-    in->limit = param_limit(request_param(r, "limit"));
-    if (in->min_price != NULL && in->max_price != NULL &&
-        decimal_compare(in->min_price, in->max_price) > 0)
-        return respond_invalid(r, "parameter_invalid", "max_price",
-                               "max_price must not be below min_price");
-    return parse_sort(r, request_param(r, "sort"), in);
 }
 
 /* The cursor is bound to everything that shapes the list except the page size. */

@@ -148,11 +148,6 @@ bool request_query_pipeline(request *r, int n, db_stmt *const *stmts,
     return true;
 }
 
-const char *request_param(const request *r, const char *name)
-{
-    return query_get(&r->input, name);
-}
-
 static bool content_type_is_json(const char *ct)
 {
     /* "application/json", optionally followed by parameters such as "; charset=utf-8". */

@@ -15,9 +15,10 @@
 #include "config.h"
 #include "crypto.h"
 #include "db.h"
+#include "input.h"
 #include "json_out.h"
-#include "query.h"
 #include "route.h"
+#include "url.h"
 
 #define REQUEST_MAX_RESULTS 16
 #define REQUEST_MAX_BODY (16 * 1024)
@@ -40,6 +41,31 @@ typedef struct {
 } worker;
 
 typedef struct api_route api_route; /* routes.h */
+
+/* Every route's inputs as typed values: routes_read_input (routes.h) fills in those the
+ * request's route declares (routes.c), each with its default when it was not given,
+ * before the handler runs; the others keep their zero. */
+typedef struct {
+    const char *id; /* the path parameter, decoded (and of its route's shape: routes.c) */
+
+    /* Query parameters. */
+    long limit;         /* the page size, 1..PAGE_MAX, default PAGE_DEFAULT */
+    const char *cursor; /* as given: the handler decodes it against what it is bound to */
+    const char *category, *q, *seller;
+    input_decimal min_price, max_price;
+    int sort;   /* index in products_sorts (handlers.h); -1: not given */
+    int status; /* index in orders_statuses; -1: not given */
+    int type;   /* index in event_types; -1: not given */
+    input_time created_gte, created_lt;
+
+    /* JSON body fields. */
+    long expires_in;    /* seconds; default MARKET_DOWNLOAD_TTL */
+    long expire_old_in; /* seconds; default MARKET_WEBHOOK_SECRET_GRACE */
+    const url_parts *url;
+    unsigned events;         /* bit k: subscription_kinds[k] (subscription.h) */
+    const char *description; /* NULL: not given */
+    int disabled;            /* -1: not given, 0 or 1 */
+} api_input;
 
 /* The authenticated API key. */
 typedef struct {
@@ -69,8 +95,11 @@ typedef struct request {
     const api_route *route; /* NULL until routes_find found one */
     /* "GET /v1/sellers/:id": the route as cursor contexts and idempotency records name it */
     const char *route_label;
-    route_match match;  /* its path parameter */
-    query_params input; /* the query, read against the route's parameters (routes.h) */
+    route_match match; /* its path parameter */
+    api_input in;      /* the route's inputs, typed (routes_read_input) */
+    /* The FastCGI parameter MARKET_OPS: nginx marks /healthz and /metrics with it for the
+     * addresses it lets read them (ops.h); NULL otherwise. */
+    const char *ops_mark;
     api_caller caller;
 
     /* Rate-limit headers: set once the key is known. */
@@ -131,10 +160,6 @@ PGresult *request_keep(request *r, PGresult *res);
 /* Like request_query but keeps SQL errors for the caller (status not OK is returned, still
  * owned by the request) so it can map a constraint violation to a 4xx. NULL = db down. */
 PGresult *request_query_raw(request *r, db_stmt *stmt, const char *const *params);
-
-/* The value of a query parameter the route declares, valid by its validator; NULL when
- * not given. */
-const char *request_param(const request *r, const char *name);
 
 /* Reads and parses a JSON object body. No body at all gives *out = NULL and true.
  * Answers 415 (not application/json), 413 (over 16 KiB), 400 body_invalid_json (not a

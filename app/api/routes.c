@@ -1,156 +1,300 @@
 #include "routes.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "ids.h"
+#include "links.h"
+#include "log.h"
 #include "mem.h"
-#include "params.h"
+#include "query.h"
+#include "subscription.h"
 
 #define STR(x) #x
 #define XSTR(x) STR(x)
 
-/* Parameters more than one route takes. The cursor is checked by the handler, which
- * knows what it must be bound to. */
+#define PAGE_DEFAULT 20
+#define PAGE_MAX 100
+#define SEARCH_MAX_CHARS 200
+#define DESCRIPTION_MAX 500   /* characters */
+#define EXPIRE_OLD_MAX 604800 /* seconds: 7 days */
+#define ID_MAX 255            /* bytes of a path parameter */
+#define ALL_KINDS ((1L << SUBSCRIPTION_KINDS) - 1)
+
+/* Where an input's typed value goes in r->in, checked to be a T: a field of another type
+ * does not compile (comparison of distinct pointer types). */
+#define AT(field, T) (offsetof(api_input, field) + 0 * sizeof(&((api_input *)0)->field == (T *)0))
+
+/* Inputs more than one route takes. */
 #define LIMIT                                                                                      \
     {                                                                                              \
-        "limit", param_limit_valid, NULL, "limit must be an integer from 1 to " XSTR(PAGE_MAX)     \
+        .name = "limit", .type = INPUT_INT, .offset = AT(limit, long), .min = 1, .max = PAGE_MAX,  \
+        .def = PAGE_DEFAULT, .expects = "limit must be an integer from 1 to " XSTR(PAGE_MAX)       \
     }
+/* The cursor is checked by the handler, which knows what it must be bound to. */
 #define CURSOR                                                                                     \
     {                                                                                              \
-        "cursor", NULL, NULL, NULL                                                                 \
+        .name = "cursor", .type = INPUT_TEXT, .offset = AT(cursor, const char *)                   \
+    }
+#define PRICE(field)                                                                               \
+    {                                                                                              \
+        .name = #field, .type = INPUT_DECIMAL, .offset = AT(field, input_decimal),                 \
+        .expects = #field " must be a decimal number of at least 0, such as 19.99"                 \
+    }
+#define CREATED(field)                                                                             \
+    {                                                                                              \
+        .name = #field, .type = INPUT_TIMESTAMP, .offset = AT(field, input_time),                  \
+        .expects = #field " must be an RFC 3339 date-time such as 2026-11-26T10:04:05Z"            \
+    }
+/* The fields of a subscription (docs/contract.md sections 6 and 13): the url's host is
+ * checked by the handler, after every field, before a DNS lookup is paid for. */
+#define URL(is_required)                                                                           \
+    {                                                                                              \
+        .name = "url", .type = INPUT_URL, .offset = AT(url, const url_parts *),                    \
+        .required = (is_required)                                                                  \
+    }
+#define EVENTS(default_kinds)                                                                      \
+    {                                                                                              \
+        .name = "events", .type = INPUT_ENUM_SET, .offset = AT(events, unsigned),                  \
+        .values = subscription_kinds, .def = (default_kinds),                                      \
+        .expects = "events must be a non-empty array of event kinds: sale.completed, "             \
+                   "sale.refunded, review.created, payout.sent",                                   \
+        .detail = "is not an event kind: use sale.completed, sale.refunded, review.created or "    \
+                  "payout.sent"                                                                    \
+    }
+#define DESCRIPTION                                                                                \
+    {                                                                                              \
+        .name = "description", .type = INPUT_STRING, .offset = AT(description, const char *),      \
+        .min = 0, .max = DESCRIPTION_MAX,                                                          \
+        .expects = "description must be a string of at most " XSTR(DESCRIPTION_MAX) " characters", \
+        .detail = "description must not contain control characters"                                \
     }
 #define END                                                                                        \
     {                                                                                              \
-        NULL, NULL, NULL, NULL                                                                     \
+        .name = NULL                                                                               \
     }
-
-static const char *const order_statuses[] = {"paid", "refunded", NULL};
 
 /* In the order the handlers checked them before the table existed, which is the order a
  * request with several faults learns about them. */
-static const api_param products_list_params[] = {
-    {"category", param_slug_valid, NULL, "category must be a category slug such as fonts"},
-    {"q", param_search_valid, NULL,
-     "q must be 1 to " XSTR(SEARCH_MAX_CHARS) " characters, without control characters"},
-    {"seller", param_handle_valid, NULL, "seller must be a seller handle such as pixelforge"},
-    {"min_price", param_price_valid, NULL,
-     "min_price must be a decimal number of at least 0, such as 19.99"},
-    {"max_price", param_price_valid, NULL,
-     "max_price must be a decimal number of at least 0, such as 19.99"},
-    {"sort", NULL, products_sorts, "sort must be one of relevance, newest, price_asc, price_desc"},
+static const input_spec products_list_query[] = {
+    {.name = "category",
+     .type = INPUT_SLUG,
+     .offset = AT(category, const char *),
+     .expects = "category must be a category slug such as fonts"},
+    {.name = "q",
+     .type = INPUT_STRING,
+     .offset = AT(q, const char *),
+     .min = 1,
+     .max = SEARCH_MAX_CHARS,
+     .expects = "q must be 1 to " XSTR(SEARCH_MAX_CHARS) " characters, without control characters"},
+    {.name = "seller",
+     .type = INPUT_HANDLE,
+     .offset = AT(seller, const char *),
+     .expects = "seller must be a seller handle such as pixelforge"},
+    PRICE(min_price),
+    PRICE(max_price),
+    {.name = "sort",
+     .type = INPUT_ENUM,
+     .offset = AT(sort, int),
+     .values = products_sorts,
+     .def = -1, /* relevance with q, else newest: the handler's rule */
+     .expects = "sort must be one of relevance, newest, price_asc, price_desc"},
     LIMIT,
     CURSOR,
     END,
 };
-static const api_param seller_get_params[] = {LIMIT, CURSOR, END};
-static const api_param orders_list_params[] = {
-    {"status", NULL, order_statuses, "status must be paid or refunded"},
+static const input_spec page_query[] = {LIMIT, CURSOR, END};
+static const input_spec orders_list_query[] = {
+    {.name = "status",
+     .type = INPUT_ENUM,
+     .offset = AT(status, int),
+     .values = orders_statuses,
+     .def = -1,
+     .expects = "status must be paid or refunded"},
     LIMIT,
     CURSOR,
     END,
 };
-static const api_param webhooks_list_params[] = {LIMIT, CURSOR, END};
-static const api_param events_list_params[] = {
-    {"type", NULL, event_types,
-     "type must be one of sale.completed, sale.refunded, review.created, payout.sent, "
-     "webhook.test"},
-    {"created_gte", param_timestamp_valid, NULL,
-     "created_gte must be an RFC 3339 date-time such as 2026-11-26T10:04:05Z"},
-    {"created_lt", param_timestamp_valid, NULL,
-     "created_lt must be an RFC 3339 date-time such as 2026-11-26T10:04:05Z"},
+static const input_spec events_list_query[] = {
+    {.name = "type",
+     .type = INPUT_ENUM,
+     .offset = AT(type, int),
+     .values = event_types,
+     .def = -1,
+     .expects = "type must be one of sale.completed, sale.refunded, review.created, "
+                "payout.sent, webhook.test"},
+    CREATED(created_gte),
+    CREATED(created_lt),
     LIMIT,
     CURSOR,
     END,
 };
-static const api_param no_params[] = {END};
+static const input_spec none[] = {END};
+
+/* The defaults that are settings are filled in by routes_init. */
+static input_spec download_link_body[] = {
+    {.name = "expires_in",
+     .type = INPUT_INT,
+     .offset = AT(expires_in, long),
+     .min = LINK_TTL_MIN,
+     .max = LINK_TTL_MAX,
+     .expects = "expires_in must be an integer number of seconds from " XSTR(
+         LINK_TTL_MIN) " to " XSTR(LINK_TTL_MAX)},
+    END,
+};
+static const input_spec webhooks_create_body[] = {URL(true), EVENTS(ALL_KINDS), DESCRIPTION, END};
+static const input_spec webhooks_update_body[] = {
+    URL(false),
+    EVENTS(0),
+    DESCRIPTION,
+    {.name = "disabled",
+     .type = INPUT_BOOL,
+     .offset = AT(disabled, int),
+     .expects = "disabled must be true or false"},
+    END,
+};
+static input_spec webhooks_rotate_secret_body[] = {
+    {.name = "expire_old_in",
+     .type = INPUT_INT,
+     .offset = AT(expire_old_in, long),
+     .min = 0,
+     .max = EXPIRE_OLD_MAX,
+     .expects = "expire_old_in must be a whole number of seconds from 0 to " XSTR(EXPIRE_OLD_MAX)},
+    END,
+};
+
+static bool product_id(const char *id)
+{
+    return ids_prefixed_valid(id, "prod_");
+}
+static bool subscription_id(const char *id)
+{
+    return ids_prefixed_valid(id, "we_");
+}
+static bool event_id(const char *id)
+{
+    return ids_prefixed_valid(id, "evt_");
+}
+
+/* Every id of another shape names nothing the caller may see: 404, never 403. A
+ * download's id is the mint's to look up (download_link.c), after its body. */
+static const api_path product = {ID_MAX, product_id, "product"};
+static const api_path seller = {ID_MAX, ids_handle_valid, "seller"};
+static const api_path download = {ID_MAX, NULL, NULL};
+static const api_path subscription = {ID_MAX, subscription_id, "webhook subscription"};
+static const api_path event = {ID_MAX, event_id, "event"};
 
 static const catalogue_handler products_list = {products_list_plan, products_list_render};
 static const catalogue_handler product_get = {product_get_plan, product_get_render};
 static const catalogue_handler seller_get = {seller_get_plan, seller_get_render};
 
 /* Every key has products:read: the catalogue's scope check never refuses (docs/contract.md
- * section 2), but it is declared like any other. The download location takes no key: the
- * token in its path is the credential; it reads no query string (a download URL may
- * carry a client's cache-buster). Its pattern comes from the configuration. */
+ * section 2), but it is declared like any other. The operational routes and the download
+ * location take no key; they read no query string (a download URL may carry a client's
+ * cache-buster). The download location's pattern comes from the configuration; it stays
+ * last. A body table of no field ("none") still reads the body: any field is unknown. */
 static api_route routes[] = {
-    {{"GET", "/v1/products"},
-     "products_list",
-     "products:read",
-     products_list_params,
-     NULL,
-     &products_list},
-    {{"GET", "/v1/products/:id"}, "product_get", "products:read", no_params, NULL, &product_get},
-    {{"GET", "/v1/sellers/:id"},
-     "seller_get",
-     "products:read",
-     seller_get_params,
-     NULL,
-     &seller_get},
-    {{"GET", "/v1/orders"},
-     "orders_list",
-     "orders:read",
-     orders_list_params,
-     handle_orders_list,
-     NULL},
-    {{"POST", "/v1/downloads/:id/link"},
-     "download_link",
-     "downloads:write",
-     no_params,
-     handle_download_link,
-     NULL},
-    {{"GET", "/v1/webhooks"},
-     "webhooks_list",
-     "webhooks:read",
-     webhooks_list_params,
-     handle_webhooks_list,
-     NULL},
-    {{"POST", "/v1/webhooks"},
-     "webhooks_create",
-     "webhooks:write",
-     no_params,
-     handle_webhooks_create,
-     NULL},
-    {{"GET", "/v1/webhooks/:id"},
-     "webhooks_get",
-     "webhooks:read",
-     no_params,
-     handle_webhooks_get,
-     NULL},
-    {{"POST", "/v1/webhooks/:id"},
-     "webhooks_update",
-     "webhooks:write",
-     no_params,
-     handle_webhooks_update,
-     NULL},
-    {{"DELETE", "/v1/webhooks/:id"},
-     "webhooks_delete",
-     "webhooks:write",
-     no_params,
-     handle_webhooks_delete,
-     NULL},
-    {{"POST", "/v1/webhooks/:id/rotate_secret"},
-     "webhooks_rotate_secret",
-     "webhooks:write",
-     no_params,
-     handle_webhooks_rotate_secret,
-     NULL},
-    {{"POST", "/v1/webhooks/:id/test"},
-     "webhooks_test",
-     "webhooks:write",
-     no_params,
-     handle_webhooks_test,
-     NULL},
-    {{"GET", "/v1/events"},
-     "events_list",
-     "webhooks:read",
-     events_list_params,
-     handle_events_list,
-     NULL},
-    {{"GET", "/v1/events/:id"}, "events_get", "webhooks:read", no_params, handle_events_get, NULL},
-    {{"GET, HEAD", NULL}, "file", NULL, NULL, handle_file, NULL},
+    {.spec = {"GET", "/v1/products"},
+     .name = "products_list",
+     .scope = "products:read",
+     .query = products_list_query,
+     .catalogue = &products_list},
+    {.spec = {"GET", "/v1/products/:id"},
+     .name = "product_get",
+     .scope = "products:read",
+     .query = none,
+     .path = &product,
+     .catalogue = &product_get},
+    {.spec = {"GET", "/v1/sellers/:id"},
+     .name = "seller_get",
+     .scope = "products:read",
+     .query = page_query,
+     .path = &seller,
+     .catalogue = &seller_get},
+    {.spec = {"GET", "/v1/orders"},
+     .name = "orders_list",
+     .scope = "orders:read",
+     .query = orders_list_query,
+     .handle = handle_orders_list},
+    {.spec = {"POST", "/v1/downloads/:id/link"},
+     .name = "download_link",
+     .scope = "downloads:write",
+     .query = none,
+     .path = &download,
+     .body = download_link_body,
+     .handle = handle_download_link},
+    {.spec = {"GET", "/v1/webhooks"},
+     .name = "webhooks_list",
+     .scope = "webhooks:read",
+     .query = page_query,
+     .handle = handle_webhooks_list},
+    {.spec = {"POST", "/v1/webhooks"},
+     .name = "webhooks_create",
+     .scope = "webhooks:write",
+     .query = none,
+     .body = webhooks_create_body,
+     .handle = handle_webhooks_create},
+    {.spec = {"GET", "/v1/webhooks/:id"},
+     .name = "webhooks_get",
+     .scope = "webhooks:read",
+     .query = none,
+     .path = &subscription,
+     .handle = handle_webhooks_get},
+    {.spec = {"POST", "/v1/webhooks/:id"},
+     .name = "webhooks_update",
+     .scope = "webhooks:write",
+     .query = none,
+     .path = &subscription,
+     .body = webhooks_update_body,
+     .handle = handle_webhooks_update},
+    {.spec = {"DELETE", "/v1/webhooks/:id"},
+     .name = "webhooks_delete",
+     .scope = "webhooks:write",
+     .query = none,
+     .path = &subscription,
+     .body = none,
+     .handle = handle_webhooks_delete},
+    {.spec = {"POST", "/v1/webhooks/:id/rotate_secret"},
+     .name = "webhooks_rotate_secret",
+     .scope = "webhooks:write",
+     .query = none,
+     .path = &subscription,
+     .body = webhooks_rotate_secret_body,
+     .handle = handle_webhooks_rotate_secret},
+    {.spec = {"POST", "/v1/webhooks/:id/test"},
+     .name = "webhooks_test",
+     .scope = "webhooks:write",
+     .query = none,
+     .path = &subscription,
+     .body = none,
+     .handle = handle_webhooks_test},
+    {.spec = {"GET", "/v1/events"},
+     .name = "events_list",
+     .scope = "webhooks:read",
+     .query = events_list_query,
+     .handle = handle_events_list},
+    {.spec = {"GET", "/v1/events/:id"},
+     .name = "events_get",
+     .scope = "webhooks:read",
+     .query = none,
+     .path = &event,
+     .handle = handle_events_get},
+    {.spec = {"GET, HEAD", "/healthz"},
+     .name = "healthz",
+     .ops = "healthz",
+     .handle = handle_healthz},
+    {.spec = {"GET, HEAD", "/metrics"},
+     .name = "metrics",
+     .ops = "metrics",
+     .handle = handle_metrics},
+    {.spec = {"GET, HEAD", NULL}, .name = "file", .handle = handle_file},
 };
 #define N_ROUTES (sizeof routes / sizeof routes[0])
 #define FILE_ROUTE (&routes[N_ROUTES - 1])
+#define N_OPS 2
+#define OPS_FIRST (N_ROUTES - 1 - N_OPS)
+#define N_API OPS_FIRST
 _Static_assert(N_ROUTES == ROUTES_COUNT, "ROUTES_COUNT is the number of routes");
 
 /* Each route's label ("GET /v1/sellers/:id", request.h's route_label), made once by
@@ -165,8 +309,10 @@ static const char *label_of(const api_route *route)
     return label;
 }
 
-void routes_init(const char *files_prefix)
+void routes_init(const char *files_prefix, const market_config *cfg)
 {
+    download_link_body[0].def = cfg->download_ttl;
+    webhooks_rotate_secret_body[0].def = cfg->webhook_secret_grace;
     if (files_prefix[0] != '\0') {
         size_t n = strlen(files_prefix) + sizeof "/:token";
         char *pattern = xmalloc(n); /* for the life of the process */
@@ -178,80 +324,86 @@ void routes_init(const char *files_prefix)
             labels[i] = label_of(&routes[i]);
 }
 
-route_fault routes_find(request *r)
+/* Looks the path up in count entries from first; sets r's route on a match. */
+static route_fault find_in(request *r, size_t first, size_t count)
 {
-    /* The download location first: the API's paths must not shadow it. */
-    route_fault fault =
-        route_find(FILE_ROUTE, 1, sizeof routes[0], r->method, r->path, r->path_len, &r->match);
-    if (fault != ROUTE_NOT_FOUND) {
-        r->route = FILE_ROUTE;
-        r->route_label = labels[N_ROUTES - 1];
+    route_fault fault = route_find(&routes[first], count, sizeof routes[0], r->method, r->path,
+                                   r->path_len, &r->match);
+    if (fault == ROUTE_NOT_FOUND)
         return fault;
-    }
-    fault = route_find(routes, N_ROUTES - 1, sizeof routes[0], r->method, r->path, r->path_len,
-                       &r->match);
-    r->route = fault != ROUTE_NOT_FOUND ? &routes[r->match.index] : NULL;
-    r->route_label = r->route != NULL ? labels[r->match.index] : NULL;
+    r->match.index += first;
+    r->route = &routes[r->match.index];
+    r->route_label = labels[r->match.index];
     return fault;
 }
 
-static bool one_of(const char *const *allowed, const char *value)
+/* An operational route, for a request nginx marked: the one its mark names, when the
+ * path is that route's. */
+static route_fault find_ops(request *r)
 {
-    for (; *allowed != NULL; allowed++)
-        if (strcmp(*allowed, value) == 0)
-            return true;
-    return false;
+    for (size_t i = OPS_FIRST; i < OPS_FIRST + N_OPS; i++) {
+        if (strcmp(routes[i].ops, r->ops_mark) == 0) {
+            route_fault fault = find_in(r, i, 1);
+            if (fault != ROUTE_NOT_FOUND)
+                return fault;
+        }
+    }
+    log_error("the FastCGI parameter MARKET_OPS is %.40s on a path of no operational route "
+              "with that name (nginx configuration)",
+              r->ops_mark);
+    return ROUTE_NOT_FOUND;
 }
 
-/* The answer to what lib/query found, in the API's words (docs/contract.md section 4). */
-static bool respond_query_error(request *r, const query_error *err)
+route_fault routes_find(request *r)
 {
-    switch (err->fault) {
-    case QUERY_UNKNOWN: {
-        bool named = err->name[0] != '\0' && strlen(err->name) <= 64;
-        return respond_invalid(r, "parameter_unknown", named ? err->name : NULL,
-                               "unknown query parameter%s%.64s", err->name[0] ? " " : "",
-                               err->name);
-    }
-    case QUERY_DUPLICATED:
-        return respond_invalid(r, "parameter_duplicated", err->name, "%s is given more than once",
-                               err->name);
-    case QUERY_TOO_LONG:
-        return respond_invalid(r, "parameter_invalid", err->name, "%s is too long", err->name);
-    case QUERY_MALFORMED:
-        if (err->name == NULL)
-            return respond_invalid(r, "parameter_invalid", NULL,
-                                   "a query parameter name is not valid percent-encoded UTF-8");
-        return respond_invalid(r, "parameter_invalid", err->name,
-                               "%s is not valid percent-encoded UTF-8", err->name);
-    }
-    return respond_internal(r);
+    r->route = NULL;
+    r->route_label = NULL;
+    route_fault fault = r->ops_mark != NULL ? find_ops(r) : ROUTE_NOT_FOUND;
+    /* The download location next: the API's paths must not shadow it. */
+    if (fault == ROUTE_NOT_FOUND)
+        fault = find_in(r, N_ROUTES - 1, 1);
+    if (fault == ROUTE_NOT_FOUND)
+        fault = find_in(r, 0, N_API);
+    return fault;
 }
 
-bool routes_read_query(request *r)
+/* The path parameter, decoded into r->in.id, and of the route's shape. */
+static bool read_path(request *r, const api_path *path)
 {
-    const api_param *params = r->route->params;
-    if (params == NULL)
-        return true;
+    r->in.id = request_path_param(r, path->max);
+    if (r->in.id == NULL)
+        return false;
+    if (path->valid != NULL && !path->valid(r->in.id))
+        return respond_missing(r, path->what);
+    return true;
+}
+
+/* The body, a JSON object of the declared fields (request_json_body answers 413, 415 and
+ * what lib/json_body refuses), then each field by its type. */
+static bool read_body(request *r, const input_spec *body, input_error *err)
+{
     const char *names[QUERY_MAX_PARAMS];
     size_t n = 0;
-    for (; params[n].name != NULL; n++)
-        names[n] = params[n].name;
+    for (; body[n].name != NULL; n++)
+        names[n] = body[n].name;
     names[n] = NULL;
+    json_object *obj;
+    if (!request_json_body(r, names, &obj))
+        return false;
+    if (input_read_body(r->arena, obj, body, &r->in, err))
+        return true;
+    return respond_invalid(r, err->code, err->param, "%s", err->message);
+}
 
-    query_error err;
-    if (!query_parse(r->arena, r->query, names, &r->input, &err))
-        return respond_query_error(r, &err);
-    for (size_t i = 0; i < n; i++) {
-        const api_param *p = &params[i];
-        const char *value = r->input.values[i];
-        if (value == NULL)
-            continue;
-        if ((p->valid != NULL && !p->valid(value)) ||
-            (p->one_of != NULL && !one_of(p->one_of, value)))
-            return respond_invalid(r, "parameter_invalid", p->name, "%s", p->expects);
-    }
-    return true;
+bool routes_read_input(request *r)
+{
+    const api_route *route = r->route;
+    input_error err;
+    if (route->query != NULL && !input_read_query(r->arena, r->query, route->query, &r->in, &err))
+        return respond_invalid(r, err.code, err.param, "%s", err.message);
+    if (route->path != NULL && !read_path(r, route->path))
+        return false;
+    return route->body == NULL || read_body(r, route->body, &err);
 }
 
 const api_route *routes_at(size_t i)

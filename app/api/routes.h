@@ -1,11 +1,13 @@
-/* routes: the API's route table, the one place a route is declared.
+/* routes: the worker's route table, the one place a route and its inputs are declared.
  *
  * In the spirit of Redis's command table and kcgi's declared inputs, each entry says
- * everything the worker checks before a handler runs: the method and path pattern (the
- * router, 404 and 405 with its Allow header), the scope (403), and the query parameters
- * the route accepts with a validator for each (400 parameter_unknown, _duplicated and
- * _invalid). The handler then reads valid input only, and checks what only it can: path
- * parameters that name a row, cursors, rules that tie two parameters together, bodies.
+ * everything the worker checks before a handler runs, in the order a request reads top to
+ * bottom: the method and path pattern (the router, 404 and 405 with its Allow header, one
+ * place for every route), the MARKET_OPS mark of the operational routes, the scope (403),
+ * then its inputs (400, 413, 415): its query parameters, its path parameter and its JSON
+ * body fields, each declared once with its type (lib/input.h) and converted into r->in.
+ * The handler then reads typed values only, and checks what only it can: a path
+ * parameter that must name a row, a cursor, the rules that tie two inputs together.
  * Route names (metrics, logs), cursor contexts and idempotency scopes come from here too. */
 #ifndef MARKET_ROUTES_H
 #define MARKET_ROUTES_H
@@ -14,13 +16,14 @@
 #include "request.h"
 #include "route.h"
 
-/* A query parameter a route accepts. */
+/* A route's path parameter (":id"): decoded into r->in.id, at most max bytes (400
+ * parameter_invalid); a value `valid` refuses names nothing: 404 resource_missing "no such
+ * <what>". valid NULL: the handler looks the row up by whatever id it is given. */
 typedef struct {
-    const char *name;
-    bool (*valid)(const char *value); /* NULL: any value (the handler checks it) */
-    const char *const *one_of;        /* or: the values allowed, NULL-terminated */
-    const char *expects;              /* the 400's message when the value is refused */
-} api_param;
+    size_t max;
+    bool (*valid)(const char *value);
+    const char *what;
+} api_path;
 
 /* The two halves of a catalogue route (handlers.h): planned before the key is known. */
 typedef struct {
@@ -29,30 +32,37 @@ typedef struct {
 } catalogue_handler;
 
 struct api_route {
-    route_spec spec;            /* methods and path pattern (lib/route.h); must stay first */
-    const char *name;           /* the route in metrics and logs: "products_list" */
-    const char *scope;          /* the scope it needs; NULL: no API key (the download location) */
-    const api_param *params;    /* accepted query parameters up to {NULL}; NULL: query not read */
+    route_spec spec;  /* methods and path pattern (lib/route.h); must stay first */
+    const char *name; /* the route in metrics and logs: "products_list" */
+    /* An operational route (/healthz, /metrics): found only for a request nginx marked
+     * with this MARKET_OPS value; no key, not counted, not logged (ops.h). */
+    const char *ops;
+    const char *scope;          /* the scope it needs; NULL: no API key */
+    const input_spec *query;    /* query parameters, up to {NULL}; NULL: query not read */
+    const api_path *path;       /* NULL: the path parameter is not read (the download token) */
+    const input_spec *body;     /* JSON body fields, up to {NULL}; NULL: body not read */
     void (*handle)(request *r); /* a route that runs its own statements, or */
     const catalogue_handler *catalogue; /* a catalogue route: one statement, cacheable */
 };
 
 /* Fills in the pattern of the download location, the path of MARKET_DOWNLOAD_BASE_URL
- * ("/files": "/files/:token"; without a path there is no download location), and every
- * route's label. */
-void routes_init(const char *files_prefix);
+ * ("/files": "/files/:token"; without a path there is no download location), the
+ * defaults that are settings (expires_in, expire_old_in) and every route's label. */
+void routes_init(const char *files_prefix, const market_config *cfg);
 
 /* Finds the route of r's method and path: sets r->route, r->route_label and r->match on
- * ROUTE_FOUND and ROUTE_METHOD_NOT_ALLOWED (r->route stays NULL on ROUTE_NOT_FOUND). */
+ * ROUTE_FOUND and ROUTE_METHOD_NOT_ALLOWED (r->route stays NULL on ROUTE_NOT_FOUND). The
+ * operational routes are looked at only when r->ops_mark is set, and only the one it
+ * names. */
 route_fault routes_find(request *r);
 
-/* Reads the query string against r->route's declared parameters into r->input; answers
- * 400 and returns false on the first parameter that is unknown, given twice, malformed
- * or refused by its validator, in the order the table declares them. */
-bool routes_read_query(request *r);
+/* Reads r->route's declared inputs into r->in: the query, then the path parameter, then
+ * the body. Answers the first fault (400, 404 for a path parameter that names nothing,
+ * 413, 415) and returns false. */
+bool routes_read_input(request *r);
 
 /* The routes, for metrics: routes_slot gives 0 for no route, i + 1 for the i-th. */
-#define ROUTES_COUNT 15
+#define ROUTES_COUNT 17
 const api_route *routes_at(size_t i);
 size_t routes_slot(const api_route *route);
 

@@ -8,9 +8,7 @@
 #include "catalogue.h"
 #include "cursor.h"
 #include "handlers.h"
-#include "ids.h"
 #include "paging.h"
-#include "params.h"
 
 /* The SQL is laid out by hand: clang-format would re-flow it mid-clause. COUNTED or
  * KEPT: the product count counted once (a LATERAL, not a subquery that would run for
@@ -45,7 +43,7 @@ DB_STMT(seller_count,
         " WHERE c.seller_id = $1 AND c.mode = $2 AND c.status = 'published'",
         2);
 
-#define HANDLE_MAX 255 /* request_path_param's bound for a handle */
+#define HANDLE_MAX 255 /* the path parameter's bound (routes.c) */
 
 /* The product counts this worker read, so that a seller with tens of thousands of
  * products is counted once per catalogue change, not once per request: a count is kept
@@ -93,12 +91,8 @@ bool seller_get_plan(request *r, catalogue_read *read)
 {
     seller_input *in = arena_alloc(r->arena, sizeof *in);
     read->input = in;
-    in->limit = param_limit(request_param(r, "limit"));
-    const char *handle = request_path_param(r, HANDLE_MAX);
-    if (handle == NULL)
-        return false;
-    if (!ids_handle_valid(handle))
-        return respond_missing(r, "seller");
+    in->limit = (int)r->in.limit;
+    const char *handle = r->in.id; /* a handle (routes.c) */
 
     buf *ctx = request_buf(r, 128);
     buf_printf(ctx, "%s;", r->route_label);
@@ -107,7 +101,7 @@ bool seller_get_plan(request *r, catalogue_read *read)
     in->context = arena_strndup(r->arena, ctx->data, ctx->len);
 
     char *after[2];
-    const char *cursor_text = request_param(r, "cursor");
+    const char *cursor_text = r->in.cursor;
     if (!paging_cursor(r, in->context, cursor_text, after, 2))
         return false;
     in->handle = handle;

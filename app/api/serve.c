@@ -123,7 +123,7 @@ static PGresult *check_key(request *r, const auth_query *q, const catalogue_read
 
 /* A catalogue route, in one sequence whatever the page's source: the key, then the page.
  * The order of checks holds: the page is used only once the key passed (401 and 429
- * win over a refused input, answered by routes_read_query or plan). Every key has the
+ * win over a refused input, answered by routes_read_input or plan). Every key has the
  * catalogue's scope (routes.c), so after the key only the input can be refused. */
 void serve_catalogue(request *r, const catalogue_handler *route)
 {
@@ -131,7 +131,7 @@ void serve_catalogue(request *r, const catalogue_handler *route)
     if (!auth_begin(r, &q))
         return;
     catalogue_read read = {0};
-    bool planned = !r->over_in_flight && routes_read_query(r) && route->plan(r, &read);
+    bool planned = !r->over_in_flight && routes_read_input(r) && route->plan(r, &read);
 
     buf *key = &r->w->page_key;
     long long now = clock_ms();

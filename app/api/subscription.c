@@ -1,5 +1,5 @@
-/* subscription: the fields of a webhook subscription, validated, and its JSON object (see
- * subscription.h).
+/* subscription: the check of a url's host and the JSON object of a subscription (see
+ * subscription.h). The fields are declared in the route table (routes.c):
  *   url          a strict absolute https URL (lib/url.h), normalised (scheme and host
  *                lower-cased); http is url_not_https, anything else malformed is
  *                parameter_invalid. Its host must be, or resolve only to, public
@@ -17,7 +17,6 @@
 #include "crypto.h"
 #include "db_array.h"
 #include "idempotency.h"
-#include "ids.h"
 #include "netcheck.h"
 #include "resolve.h"
 #include "text.h"
@@ -25,90 +24,21 @@
 /* How long the URL's host may take to resolve (the drainer checks it again at every
  * delivery, with its own deadline). */
 #define DNS_DEADLINE_MS 2000
-#define DESCRIPTION_MAX 500 /* characters */
 #define SECRET_BYTES 32
 
-const char *const subscription_kinds[SUBSCRIPTION_KINDS] = {"sale.completed", "sale.refunded",
-                                                            "review.created", "payout.sent"};
-
-static bool parse_url(request *r, json_object *v, subscription_input *in)
-{
-    if (!json_object_is_type(v, json_type_string))
-        return respond_invalid(r, "parameter_invalid", "url", "url must be a string");
-    url_status st =
-        url_parse(json_object_get_string(v), (size_t)json_object_get_string_len(v), &in->url);
-    if (st == URL_NOT_HTTPS)
-        return respond_invalid(r, "url_not_https", "url", "url must use https");
-    if (st != URL_OK)
-        return respond_invalid(r, "parameter_invalid", "url", "%s", in->url.error);
-    return true;
-}
-
-static int kind_index(json_object *v)
-{
-    if (!json_object_is_type(v, json_type_string))
-        return -1;
-    const char *s = json_object_get_string(v);
-    for (int k = 0; k < SUBSCRIPTION_KINDS; k++) {
-        if ((size_t)json_object_get_string_len(v) == strlen(subscription_kinds[k]) &&
-            strcmp(s, subscription_kinds[k]) == 0)
-            return k;
-    }
-    return -1;
-}
-
-static bool parse_events(request *r, json_object *v, subscription_input *in)
-{
-    size_t n = json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 0;
-    if (n == 0)
-        return respond_invalid(r, "parameter_invalid", "events",
-                               "events must be a non-empty array of event kinds: "
-                               "sale.completed, sale.refunded, review.created, payout.sent");
-    for (size_t i = 0; i < n; i++) {
-        int k = kind_index(json_object_array_get_idx(v, i));
-        if (k < 0)
-            return respond_invalid(r, "parameter_invalid", "events",
-                                   "events[%zu] is not an event kind: use sale.completed, "
-                                   "sale.refunded, review.created or payout.sent",
-                                   i);
-        in->wanted[k] = true;
-    }
-    return true;
-}
-
-static bool parse_description(request *r, json_object *v, subscription_input *in)
-{
-    const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-    size_t len = s != NULL ? (size_t)json_object_get_string_len(v) : 0;
-    /* utf8_valid also refuses NUL, which a JSON "\u0000" escape can smuggle in. */
-    if (s == NULL || !utf8_valid(s, len) || utf8_length(s, len) > DESCRIPTION_MAX)
-        return respond_invalid(r, "parameter_invalid", "description",
-                               "description must be a string of at most %d characters",
-                               DESCRIPTION_MAX);
-    if (text_has_control(s, len))
-        return respond_invalid(r, "parameter_invalid", "description",
-                               "description must not contain control characters");
-    in->description = s;
-    return true;
-}
-
-static bool parse_disabled(request *r, json_object *v, subscription_input *in)
-{
-    if (!json_object_is_type(v, json_type_boolean))
-        return respond_invalid(r, "parameter_invalid", "disabled",
-                               "disabled must be true or false");
-    in->disabled = json_object_get_boolean(v);
-    return true;
-}
+const char *const subscription_kinds[SUBSCRIPTION_KINDS + 1] = {
+    "sale.completed", "sale.refunded", "review.created", "payout.sent", NULL};
 
 /* The server-side request forgery check of netcheck.h, on the host as the URL names it,
  * resolved within DNS_DEADLINE_MS (lib/resolve.h): a name whose DNS answers slowly, or
  * never, holds this worker no longer than that. */
-static bool check_host(request *r, const subscription_input *in)
+bool subscription_check_host(request *r)
 {
+    if (r->in.url == NULL)
+        return true;
     netcheck_result res;
     netcheck_status status;
-    switch (resolve_host(in->url.host, DNS_DEADLINE_MS, NULL, r->w->cfg.webhook_allow_private,
+    switch (resolve_host(r->in.url->host, DNS_DEADLINE_MS, NULL, r->w->cfg.webhook_allow_private,
                          &status, &res)) {
     case RESOLVE_OK:
         break;
@@ -131,38 +61,15 @@ static bool check_host(request *r, const subscription_input *in)
                            "or otherwise non-public address");
 }
 
-bool subscription_read(request *r, json_object *body, bool url_required, subscription_input *in)
+const char *subscription_events_literal(request *r, unsigned events)
 {
-    memset(in, 0, sizeof *in);
-    in->description = "";
-    json_object *v;
-    in->has_url = body != NULL && json_object_object_get_ex(body, "url", &v);
-    if (!in->has_url && url_required)
-        return respond_invalid(r, "parameter_missing", "url", "url is required");
-    if (in->has_url && !parse_url(r, v, in))
-        return false;
-    in->has_events = body != NULL && json_object_object_get_ex(body, "events", &v);
-    if (in->has_events && !parse_events(r, v, in))
-        return false;
-    in->has_description = body != NULL && json_object_object_get_ex(body, "description", &v);
-    if (in->has_description && !parse_description(r, v, in))
-        return false;
-    in->has_disabled = body != NULL && json_object_object_get_ex(body, "disabled", &v);
-    if (in->has_disabled && !parse_disabled(r, v, in))
-        return false;
-    /* The host last: every other field is checked before a DNS lookup is paid for. */
-    return !in->has_url || check_host(r, in);
-}
-
-const char *subscription_events_literal(request *r, const subscription_input *in)
-{
-    buf *events = request_buf(r, 128);
+    buf *literal = request_buf(r, 128);
     for (int k = 0; k < SUBSCRIPTION_KINDS; k++) {
-        if (in->wanted[k])
-            db_array_append(events, subscription_kinds[k]);
+        if (events & (1u << k))
+            db_array_append(literal, subscription_kinds[k]);
     }
-    db_array_end(events);
-    return events->data;
+    db_array_end(literal);
+    return literal->data;
 }
 
 void subscription_write(json_writer *j, const PGresult *res, int row, int first, const char *secret)
@@ -191,28 +98,13 @@ void subscription_write(json_writer *j, const PGresult *res, int row, int first,
     jw_object_end(j);
 }
 
-const char *subscription_path_id(request *r)
-{
-    const char *id = request_path_param(r, 255);
-    if (id != NULL && !ids_prefixed_valid(id, "we_")) {
-        respond_missing(r, "webhook subscription");
-        return NULL;
-    }
-    return id;
-}
-
 void subscription_act_without_body(request *r, void (*effect)(request *r, const char *id))
 {
-    static const char *const no_fields[] = {NULL};
-    const char *id = subscription_path_id(r);
-    json_object *body;
-    if (id == NULL || !request_json_body(r, no_fields, &body))
-        return;
     idem_state st;
     if (!idem_begin(r, r->route_label, &st))
         return;
     if (idem_guard(r, &st))
-        effect(r, id);
+        effect(r, r->in.id);
     idem_finish(r, &st);
 }
 

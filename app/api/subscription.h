@@ -1,13 +1,12 @@
 /* subscription: what the webhook subscription routes share (docs/contract.md sections 6
- * and 13): the fields of a body, validated, and the subscription object as JSON.
+ * and 13): the check of a url's host, and the subscription object as JSON.
  *
  * POST /v1/webhooks (webhooks_create.c) and POST /v1/webhooks/:id (webhooks_update.c)
- * take the same fields under the same rules; an update takes only those it is given, and
- * `disabled` besides. */
+ * take the same fields under the same rules, declared in the route table (routes.c) and
+ * read into r->in; an update takes only those it is given, and `disabled` besides. */
 #ifndef MARKET_SUBSCRIPTION_H
 #define MARKET_SUBSCRIPTION_H
 
-#include <json.h>
 #include <stdbool.h>
 
 #include "links.h" /* SQL_UTC_TEXT */
@@ -15,37 +14,23 @@
 #include "url.h"
 
 /* The kinds a subscription may ask for, in their canonical order (the default, and the
- * order of every answer). */
+ * order of every answer), NULL-terminated: the values of the field events (routes.c). */
 #define SUBSCRIPTION_KINDS 4
-extern const char *const subscription_kinds[SUBSCRIPTION_KINDS];
+extern const char *const subscription_kinds[SUBSCRIPTION_KINDS + 1];
 
-typedef struct {
-    bool has_url, has_events, has_description, has_disabled; /* given in the body */
-    url_parts url;                   /* normalised (scheme and host lower-cased) */
-    bool wanted[SUBSCRIPTION_KINDS]; /* by index in subscription_kinds */
-    const char *description;         /* "" when not given */
-    bool disabled;
-} subscription_input;
+/* The host of r->in.url, when one was given: it must be, or resolve only to, public
+ * addresses (resolved within 2 s; any address with MARKET_WEBHOOK_ALLOW_PRIVATE=1); else
+ * answers 400 url_not_allowed and returns false. The last check of a subscription's
+ * fields: every other is made before a DNS lookup is paid for. */
+bool subscription_check_host(request *r);
 
-/* Reads the fields present in body (NULL: none) into in: url (required when
- * url_required), events, description, and disabled (which only an update's field list
- * lets through request_json_body). Answers 400 and returns false on the first bad one.
- * A URL that is given has its host checked (resolved within 2 s, public addresses only
- * unless MARKET_WEBHOOK_ALLOW_PRIVATE=1): 400 url_not_allowed. */
-bool subscription_read(request *r, json_object *body, bool url_required, subscription_input *in);
-
-/* in's events as a PostgreSQL array literal, for a text[] parameter. */
-const char *subscription_events_literal(request *r, const subscription_input *in);
-
-/* The subscription id of the route's path (":id"), or NULL once answered: 400 for a
- * malformed parameter, 404 resource_missing for a value that cannot be a subscription's
- * id (every id of another shape names nothing the caller may see). */
-const char *subscription_path_id(request *r);
+/* events (bit k: subscription_kinds[k]) as a PostgreSQL array literal, for a text[]
+ * parameter. */
+const char *subscription_events_literal(request *r, unsigned events);
 
 /* The whole of a route that acts on one subscription and takes no body (DELETE, test):
- * the path's id, a body with any field refused like every unknown field (400
- * parameter_unknown; 415 when not JSON), then effect(r, id) under Idempotency-Key
- * (idempotency.h: a replay answers as the first request did). */
+ * effect(r, id) of the path's id under Idempotency-Key (idempotency.h: a replay answers
+ * as the first request did). */
 void subscription_act_without_body(request *r, void (*effect)(request *r, const char *id));
 
 /* Whether a statement that returns the subscription's row or none found it; answers 404

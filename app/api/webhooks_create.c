@@ -1,7 +1,8 @@
 /* POST /v1/webhooks: subscribes an HTTPS endpoint to events (docs/contract.md sections 6 and 7).
  *
- * Body {"url", "events", "description"}, checked as subscription.c says: url required,
- * events optional (default all four kinds), description optional (default "").
+ * Body {"url", "events", "description"}, declared in routes.c and checked as subscription.c
+ * says: url required, events optional (default all four kinds), description optional
+ * (default "").
  *
  * Every input check, DNS included, runs before idem_begin, so input errors are never
  * stored under an Idempotency-Key. The subscription limit is state, not input: it is
@@ -48,7 +49,7 @@ static void respond_created(request *r, const PGresult *res, const char *secret)
 
 /* Locks the account, then inserts unless the limit is reached; answers 201 or 400 (or
  * 5xx from request_query). Runs inside a transaction. */
-static void insert_subscription(request *r, const subscription_input *in)
+static void insert_subscription(request *r, const api_input *in)
 {
     const char *lock_params[] = {r->caller.account_id};
     PGresult *res = request_query(r, &webhook_lock_account, lock_params);
@@ -60,13 +61,14 @@ static void insert_subscription(request *r, const subscription_input *in)
     }
     char id[4 + ID_RANDOM_LEN] = "we_";
     crypto_random_alnum(id + 3, ID_RANDOM_LEN);
-    const char *events = subscription_events_literal(r, in);
+    const char *events = subscription_events_literal(r, in->events);
     char limit[8];
     snprintf(limit, sizeof limit, "%d", SUBSCRIPTIONS_MAX);
     buf *sealed = request_buf(r, 128);
     const char *secret = subscription_new_secret(r, sealed);
-    const char *params[] = {id,     r->caller.account_id, r->caller.mode, in->url.text,
-                            events, in->description,      sealed->data,   limit};
+    const char *description = in->description != NULL ? in->description : "";
+    const char *params[] = {id,     r->caller.account_id, r->caller.mode, in->url->text,
+                            events, description,          sealed->data,   limit};
     res = request_query(r, &webhook_insert, params);
     if (res == NULL)
         return;
@@ -80,7 +82,7 @@ static void insert_subscription(request *r, const subscription_input *in)
 }
 
 /* Without an Idempotency-Key there is no transaction yet: the lock needs one. */
-static void create(request *r, const subscription_input *in, bool in_transaction)
+static void create(request *r, const api_input *in, bool in_transaction)
 {
     if (in_transaction) {
         insert_subscription(r, in);
@@ -99,20 +101,12 @@ static void create(request *r, const subscription_input *in, bool in_transaction
 
 void handle_webhooks_create(request *r)
 {
-    static const char *const fields[] = {"url", "events", "description", NULL};
-    json_object *body;
-    subscription_input in;
-    if (!request_json_body(r, fields, &body) || !subscription_read(r, body, true, &in))
+    if (!subscription_check_host(r))
         return;
-    if (!in.has_events) {
-        for (int k = 0; k < SUBSCRIPTION_KINDS; k++)
-            in.wanted[k] = true;
-    }
-
     idem_state st;
     if (!idem_begin(r, r->route_label, &st))
         return;
     if (idem_guard(r, &st))
-        create(r, &in, st.active);
+        create(r, &r->in, st.active);
     idem_finish(r, &st);
 }

@@ -11,9 +11,6 @@ DB_STMT(webhook_get,
 
 void handle_webhooks_get(request *r)
 {
-    const char *id = subscription_path_id(r);
-    if (id == NULL)
-        return;
-    const char *params[] = {id, r->caller.account_id, r->caller.mode};
+    const char *params[] = {r->in.id, r->caller.account_id, r->caller.mode};
     subscription_respond(r, request_query(r, &webhook_get, params));
 }

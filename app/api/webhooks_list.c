@@ -7,7 +7,6 @@
 
 #include "handlers.h"
 #include "paging.h"
-#include "params.h"
 #include "subscription.h"
 
 /* $1 account, $2 mode, $3 limit; then the cursor's created_at and id. One row more than
@@ -29,8 +28,8 @@ static void write_subscription(json_writer *j, const PGresult *res, int row)
 
 void handle_webhooks_list(request *r)
 {
-    const char *cursor_text = request_param(r, "cursor");
-    int limit = param_limit(request_param(r, "limit"));
+    const char *cursor_text = r->in.cursor;
+    int limit = (int)r->in.limit;
     /* The cursor is bound to the route, the mode and the account. */
     buf *ctx = paging_account_context(r);
     char *after[2] = {NULL, NULL};

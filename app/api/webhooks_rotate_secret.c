@@ -3,20 +3,17 @@
  * docs/contract.md section 13).
  *
  * The secret it replaces keeps signing for expire_old_in seconds (optional body field,
- * 0..604800; default MARKET_WEBHOOK_SECRET_GRACE, 24 h): until then every delivery carries
- * two signatures, space-separated in webhook-signature, as the Standard Webhooks
+ * 0..604800, routes.c; default MARKET_WEBHOOK_SECRET_GRACE, 24 h): until then every delivery
+ * carries two signatures, space-separated in webhook-signature, as the Standard Webhooks
  * specification allows, so that a receiver verifies with either secret and switches at its
  * own pace. 0 ends the old one at once. Only one previous secret is kept: rotating again
  * within the grace drops the oldest. Honours Idempotency-Key: the replay shows the same
  * new secret (kept, like a creation's, among the idempotency records for 24 hours). */
-#include <errno.h>
 #include <stdio.h>
 
 #include "handlers.h"
 #include "idempotency.h"
 #include "subscription.h"
-
-#define EXPIRE_OLD_MAX (7L * 86400) /* seconds */
 
 /* $1 id, $2 account, $3 mode, $4 the new sealed secret, $5 seconds the old one keeps
  * signing (0: none). */
@@ -29,22 +26,6 @@ DB_STMT(webhook_rotate_secret,
         " WHERE s.id = $1 AND s.account_id = $2 AND s.mode = $3 AND s.status <> 'deleted'"
         " RETURNING " SUBSCRIPTION_COLUMNS,
         5);
-
-static bool parse_expire_old_in(request *r, json_object *body, long *seconds)
-{
-    *seconds = r->w->cfg.webhook_secret_grace;
-    json_object *v;
-    if (body == NULL || !json_object_object_get_ex(body, "expire_old_in", &v))
-        return true;
-    errno = 0;
-    int64_t n = json_object_get_int64(v);
-    if (!json_object_is_type(v, json_type_int) || errno != 0 || n < 0 || n > EXPIRE_OLD_MAX)
-        return respond_invalid(r, "parameter_invalid", "expire_old_in",
-                               "expire_old_in must be a whole number of seconds from 0 to %ld",
-                               EXPIRE_OLD_MAX);
-    *seconds = (long)n;
-    return true;
-}
 
 static void rotate(request *r, const char *id, long expire_old_in)
 {
@@ -62,19 +43,10 @@ static void rotate(request *r, const char *id, long expire_old_in)
 
 void handle_webhooks_rotate_secret(request *r)
 {
-    static const char *const fields[] = {"expire_old_in", NULL};
-    const char *id = subscription_path_id(r);
-    if (id == NULL)
-        return;
-    json_object *body;
-    long expire_old_in;
-    if (!request_json_body(r, fields, &body) || !parse_expire_old_in(r, body, &expire_old_in))
-        return;
-
     idem_state st;
     if (!idem_begin(r, r->route_label, &st))
         return;
     if (idem_guard(r, &st))
-        rotate(r, id, expire_old_in);
+        rotate(r, r->in.id, r->in.expire_old_in);
     idem_finish(r, &st);
 }

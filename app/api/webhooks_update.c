@@ -1,8 +1,8 @@
 /* POST /v1/webhooks/:id: changes any of url, events, description and disabled of one of the
  * caller's subscriptions, and answers the updated object (docs/contract.md section 13).
  *
- * The fields follow the rules of creation (subscription.c; a new url has its host checked
- * again); a field not given keeps its value; disabled true or false sets the status.
+ * The fields follow the rules of creation (routes.c, subscription.c; a new url has its
+ * host checked again); a field not given keeps its value; disabled true or false sets the status.
  * Every input check runs before idem_begin, so input errors are never stored under an
  * Idempotency-Key. A subscription that does not exist for this account and mode (deleted
  * included) is 404.
@@ -10,8 +10,6 @@
  * Disabling takes effect at once: the event triggers queue nothing for a disabled
  * subscription, and a delivery already queued is not sent (market-webhookd asks the
  * database right before each send: store_begin_send); it fails unsent. */
-#include <string.h>
-
 #include "handlers.h"
 #include "idempotency.h"
 #include "subscription.h"
@@ -34,33 +32,26 @@ DB_STMT(webhook_update,
         " RETURNING " SUBSCRIPTION_COLUMNS,
         7);
 
-static void update(request *r, const char *id, const subscription_input *in)
+static void update(request *r, const char *id, const api_input *in)
 {
     const char *params[] = {id,
                             r->caller.account_id,
                             r->caller.mode,
-                            in->has_url ? in->url.text : NULL,
-                            in->has_events ? subscription_events_literal(r, in) : NULL,
-                            in->has_description ? in->description : NULL,
-                            in->has_disabled ? (in->disabled ? "true" : "false") : NULL};
+                            in->url != NULL ? in->url->text : NULL,
+                            in->events != 0 ? subscription_events_literal(r, in->events) : NULL,
+                            in->description,
+                            in->disabled < 0 ? NULL : (in->disabled ? "true" : "false")};
     subscription_respond(r, request_query(r, &webhook_update, params));
 }
 
 void handle_webhooks_update(request *r)
 {
-    static const char *const fields[] = {"url", "events", "description", "disabled", NULL};
-    const char *id = subscription_path_id(r);
-    if (id == NULL)
+    if (!subscription_check_host(r))
         return;
-    json_object *body;
-    subscription_input in;
-    if (!request_json_body(r, fields, &body) || !subscription_read(r, body, false, &in))
-        return;
-
     idem_state st;
     if (!idem_begin(r, r->route_label, &st))
         return;
     if (idem_guard(r, &st))
-        update(r, id, &in);
+        update(r, r->in.id, &r->in);
     idem_finish(r, &st);
 }

@@ -252,6 +252,16 @@ test('body errors: 415, 413, 400', async () => {
   r = await api(`${url}?expires_in=60`, { key: k1, method: 'POST' });
   assert.equal(r.status, 400);
   assert.equal(r.json.error.code, 'parameter_unknown');
+  assert.equal(r.json.error.message, 'unknown query parameter expires_in');
+  r = await post({ body: { expires_in: 59 } });
+  assert.equal(r.json.error.message, 'expires_in must be an integer number of seconds from 60 to 86400');
+  // A download id is looked up by the mint, after the body: a body's fault comes first.
+  r = await api('/v1/downloads/nope/link', { key: k1, method: 'POST', body: { expires_in: 59 } });
+  assert.equal(r.status, 400);
+  assert.equal(r.json.error.param, 'expires_in');
+  r = await api('/v1/downloads/nope/link', { key: k1, method: 'POST', body: { expires_in: 60 } });
+  assert.equal(r.status, 404);
+  assert.equal(r.json.error.code, 'resource_missing');
 });
 
 test('an expired link is 410 link_expired; forged and unknown tokens are 404', async () => {

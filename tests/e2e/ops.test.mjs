@@ -85,6 +85,26 @@ test('/healthz and /metrics take GET and HEAD only: 405 with Allow', async () =>
   }
 });
 
+test('the 405 of /healthz and /metrics is the route table\'s, as for every route: no key, not counted', async () => {
+  const before = await scrape();
+  for (const path of ['/healthz', '/metrics']) {
+    for (const method of ['POST', 'DELETE', 'PUT']) {
+      const res = await api(path, { method, key });
+      const e = assertError(res, 405, 'invalid_request_error', 'method_not_allowed', null);
+      assert.equal(res.headers.get('allow'), 'GET, HEAD', `${method} ${path}: Allow`);
+      // The same words as the 405 of an API route (errors.test.mjs).
+      assert.equal(e.message, `${method} is not allowed here; allowed: GET, HEAD`);
+      assert.equal(res.headers.get('x-ratelimit-limit'), null, 'no key was checked');
+    }
+  }
+  const after = await scrape();
+  for (const status of [401, 404, 405]) {
+    assert.equal(requests(after, 'none', status), requests(before, 'none', status), `no request counted as ${status}`);
+  }
+  assert.equal(value(after, 'market_http_requests_total', { route: 'healthz', status: '405' }), undefined);
+  assert.equal(value(after, 'market_http_requests_total', { route: 'metrics', status: '405' }), undefined);
+});
+
 test('from an address outside the allow-list both paths are unknown routes: 401, then 404', async () => {
   for (const path of ['/healthz', '/metrics']) {
     const anon = await fromOutside(path);

@@ -194,6 +194,19 @@ test('input rules of a change, and Idempotency-Key on changes and deletes', asyn
   });
   assertError(notJson, 415, 'invalid_request_error', 'unsupported_media_type');
   assertInvalid(await api(`/v1/webhooks/${s.id}?x=1`, { key: a.key }), 'parameter_unknown', 'x');
+  // Several faults: the route table's order, query, then path, then the body's fields in
+  // their declared order (url, events, description, disabled), whatever the body's order.
+  assertInvalid(await api('/v1/webhooks/nope?x=1', { key: a.key, method: 'POST', body: { bogus: 1 } }),
+    'parameter_unknown', 'x');
+  assertError(await change(a.key, 'nope', { bogus: 1 }), 404, 'invalid_request_error', 'resource_missing');
+  const several = await change(a.key, s.id, { disabled: 'yes', description: 5, events: [], url: 'http://example.com/' });
+  assert.equal(assertInvalid(several, 'url_not_https', 'url').message, 'url must use https');
+  const later = await change(a.key, s.id, { disabled: 'yes', description: 'a\tb', events: ['x'] });
+  assert.equal(assertInvalid(later, 'parameter_invalid', 'events').message,
+    'events[0] is not an event kind: use sale.completed, sale.refunded, review.created or payout.sent');
+  const last = await change(a.key, s.id, { disabled: 'yes', description: 'a\tb' });
+  assert.equal(assertInvalid(last, 'parameter_invalid', 'description').message,
+    'description must not contain control characters');
   // Nothing changed by the refusals.
   const now = (await get(a.key, `/v1/webhooks/${s.id}`)).json;
   assert.equal(now.url, s.url);

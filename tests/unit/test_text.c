@@ -192,8 +192,8 @@ START_TEST(token_valid_checks_set_and_length)
 }
 END_TEST
 
-/* The API's rules (6 digits, no leap second) are tested through param_timestamp_valid in
- * test_params.c; these are the knobs import's looser rules use. */
+/* The API's rules (6 digits, no leap second) are tested through INPUT_TIMESTAMP in
+ * test_input.c; these are the knobs import's looser rules use. */
 START_TEST(rfc3339_fraction_and_leap_second_are_the_callers)
 {
     ck_assert(rfc3339_valid("2026-11-26T10:04:05.123456789Z", 9, true));

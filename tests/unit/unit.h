@@ -14,6 +14,7 @@ Suite *db_suite(void);
 Suite *db_hosts_suite(void);
 Suite *db_array_suite(void);
 Suite *ids_suite(void);
+Suite *input_suite(void);
 Suite *json_body_suite(void);
 Suite *json_out_suite(void);
 Suite *log_suite(void);
@@ -31,7 +32,6 @@ Suite *webhook_sign_suite(void);
 
 /* The pure parts of the programs (app/), linked in without their main.c. */
 Suite *cabundle_suite(void);
-Suite *params_suite(void);
 Suite *duetimes_suite(void);
 Suite *links_suite(void);
 Suite *mime_suite(void);
