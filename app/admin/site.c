@@ -3,6 +3,8 @@
  * it is left to the administrator (the commands are printed), as the package leaves the
  * default site's units to be started once its database exists. */
 #include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,6 +196,27 @@ static void write_nginx(const site_spec *s, const char *tmpl)
     free(conf);
 }
 
+/* The site's nginx logs, made before nginx does (whose master would make them 0644): the
+ * site's requests are no other site's to read. 0640 root:adm, as Debian's own nginx logs;
+ * logrotate rotates them with every .log file of /var/log/nginx (Debian's nginx rule). */
+static void make_nginx_logs(const char *name)
+{
+    const char *dir = SITE_LOCALSTATEDIR "/log/nginx";
+    if (access(dir, F_OK) != 0)
+        return; /* no nginx here yet: it makes them itself */
+    const struct group *adm = getgrnam("adm");
+    gid_t gid = adm != NULL ? adm->gr_gid : 0;
+    static const char *const kinds[] = {"access", "error"};
+    for (size_t i = 0; i < COUNT(kinds); i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/market-%s.%s.log", dir, name, kinds[i]);
+        int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+        if (fd < 0 || fchown(fd, 0, gid) != 0 || fchmod(fd, 0640) != 0)
+            fail("site create: %s: %s", path, strerror(errno));
+        close(fd);
+    }
+}
+
 static void print_next_steps(const char *name)
 {
     const char *n = name;
@@ -228,6 +251,7 @@ static void create(const site_spec *s)
     write_env(s, env_tmpl, gid);
     write_units(s);
     write_nginx(s, nginx_tmpl);
+    make_nginx_logs(s->name);
     free(env_tmpl);
     free(nginx_tmpl);
     if (site_systemd_running()) {

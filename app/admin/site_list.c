@@ -158,12 +158,15 @@ static void site_describe(const char *name, site_row *r)
     snprintf(r->nginx, sizeof r->nginx, "%s", access(path, F_OK) == 0 ? "enabled" : "disabled");
     site_path_env(name, path, sizeof path);
     char *env = site_read(path);
+    /* The settings are readable by root and the site's user only: say so rather than
+     * show a site without a database. */
+    const char *unknown = env == NULL && errno == EACCES ? "? (root only)" : "-";
     if (env != NULL && site_env_get(env, "MARKET_DB", value, sizeof value))
         database_of(value, r->database, sizeof r->database);
     else
-        snprintf(r->database, sizeof r->database, "-");
+        snprintf(r->database, sizeof r->database, "%s", unknown);
     if (env == NULL || !site_env_get(env, "MARKET_WORKERS", r->workers, sizeof r->workers))
-        snprintf(r->workers, sizeof r->workers, "-");
+        snprintf(r->workers, sizeof r->workers, "%s", env == NULL ? unknown : "-");
     free(env);
     site_path_slice(name, path, sizeof path);
     file_value(path, "CPUQuota=", r->cpu_quota, sizeof r->cpu_quota);

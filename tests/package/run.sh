@@ -58,7 +58,7 @@ give_up() {
     say "must run as root: it installs the package on this machine"
     exit 1
 }
-for tool in dpkg-buildpackage dh lintian help2man systemd-analyze spawn-fcgi runuser curl jq node; do
+for tool in dpkg-buildpackage dh lintian help2man systemd-analyze spawn-fcgi runuser curl jq node /usr/bin/python3; do
     command -v "$tool" >/dev/null 2>&1 || {
         say "$tool is missing (run: tools/install-deps)"
         exit 1
@@ -193,7 +193,9 @@ dpkg-deb -e "$DEB" "$WORK/control"
 check "postinst enables the units" grep -q "deb-systemd-helper enable 'market-api.socket'" "$WORK/control/postinst"
 check "postinst try-restarts them after an upgrade" grep -q "deb-systemd-invoke try-restart" "$WORK/control/postinst"
 check "postinst upgrades every site (market-admin site upgrade)" grep -q "market-admin site upgrade" "$WORK/control/postinst"
+# shellcheck disable=SC2016  # the prerm's own text
 check "prerm stops every site's instances" grep -q 'deb-systemd-invoke stop "market-api@$site.socket"' "$WORK/control/prerm"
+check "postinst restarts no slice" bash -c "! grep -q 'try-restart.*market-sites.slice' '$WORK/control/postinst'"
 check "postinst never starts them" bash -c "! grep -q 'deb-systemd-invoke start' '$WORK/control/postinst'"
 check "prerm stops them on removal" grep -q "deb-systemd-invoke stop market-api.socket market-api.service" "$WORK/control/prerm"
 check "no stop before an upgrade" bash -c "! grep -qs 'deb-systemd-invoke stop' '$WORK/control/preinst'"
@@ -594,8 +596,17 @@ for site in "${SITES[@]}"; do
     workers=$(pgrep -P "${SITE_POOL[$site]}" -u "market-$site" -x market-api | wc -l)
     check "site $site: multiwatch runs $want workers as market-$site ($workers)" test "$workers" = "$want"
 done
-check "market-shop1 cannot connect to site shop2's socket" bash -c \
-    "! runuser -u market-shop1 -- curl -s --unix-socket /run/market/shop2/api.sock http://x/ >/dev/null 2>&1"
+# connect(2) to a socket as a user: refused without write permission on it.
+can_connect() {
+    runuser -u "$1" -- /usr/bin/python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])' "$2" 2>/dev/null
+}
+check "www-data (nginx's workers) can connect to site shop2's socket" can_connect www-data /run/market/shop2/api.sock
+check "market-shop2 can connect to its own socket" can_connect market-shop2 /run/market/shop2/api.sock
+if can_connect market-shop1 /run/market/shop2/api.sock; then
+    bad "market-shop1 connects to site shop2's socket"
+else
+    ok "market-shop1 cannot connect to site shop2's socket"
+fi
 check "site shop2's drainer runs as market-shop2" bash -c "pgrep -u market-shop2 -x market-webhookd >/dev/null"
 
 # nginx with the sites' files beside the default site: the administrator's include (here
@@ -649,6 +660,10 @@ check "a key of site shop1 is refused by the default site (401)" test "$(product
 check "the default site's key is refused by site shop1 (401)" test "$(products shop1.test "$KEY")" = 401
 check "site shop1's requests are in its own nginx log" grep -q '"GET /v1/products?limit=10 HTTP/1.1" 200 ' \
     /var/log/nginx/market-shop1.access.log
+check "site shop1's nginx logs are 0640 root:adm" bash -c \
+    "[ \"\$(stat -c '%a %U:%G' /var/log/nginx/market-shop1.access.log /var/log/nginx/market-shop1.error.log | sort -u)\" = '640 root:adm' ]"
+check "market-shop2 cannot read site shop1's nginx log" bash -c \
+    "! runuser -u market-shop2 -- cat /var/log/nginx/market-shop1.access.log >/dev/null 2>&1"
 
 # An upgrade: a new version's migration, and site shop2's database refusing connections.
 # The package's own postinst, run as dpkg runs it for an upgrade from 0.9, runs it for
