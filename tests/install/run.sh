@@ -18,7 +18,8 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/market-install-test.XXXXXX")
 trap 'rm -rf -- "$WORK"' EXIT
 # shellcheck source=tools/testlib.sh
 . "$ROOT/tools/testlib.sh"
-# make quietly, with the build of the checkout (no recompilation with other flags).
+# make quietly, with the build of the checkout (no recompilation with other flags but
+# market-admin's site commands, which are built with the layout's paths).
 mk() { make -s -C "$ROOT" "$@" >"$WORK/make.log" 2>&1 || { cat "$WORK/make.log"; return 1; }; }
 
 # --- 1. the Debian layout, staged ----------------------------------------------------------
