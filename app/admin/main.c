@@ -108,10 +108,11 @@ static const help_entry help[] = {
      "      for the drainer + 1 for market-admin. systemctl is called only when systemd\n"
      "      runs.\n"},
     {"site", "site list [--json]",
-     "      A line per site: name, pool and drainer (their units' state from systemctl;\n"
-     "      \"unknown (systemd not running)\" without it; \"removed (settings kept)\" after\n"
-     "      site remove), server_name, database (host/dbname), workers, cpu_quota,\n"
-     "      memory_max, nginx (enabled or disabled).\n"},
+     "      A line per site, the default one first (the single-instance units, when\n"
+     "      /etc/market/market.env exists): name, pool and drainer (their units' state from\n"
+     "      systemctl; \"unknown (systemd not running)\" without it; \"removed (settings\n"
+     "      kept)\" after site remove), server_name, database (host/dbname), workers,\n"
+     "      cpu_quota, memory_max, nginx (enabled or disabled: its sites-enabled link).\n"},
     {"site", "site remove NAME [--purge]",
      "      As root: stop and disable the site's units (when systemd runs), remove its\n"
      "      slice, drop-ins and nginx file (and the sites-enabled link); with --purge its\n"

@@ -84,10 +84,8 @@ static void capture(const char *const *argv, char *out, size_t outsz)
 }
 
 /* A unit's ActiveState (active, inactive, failed, activating...) from systemctl. */
-static void unit_state(const char *service, const char *name, char *out, size_t outsz)
+static void unit_state(const char *unit, char *out, size_t outsz)
 {
-    char unit[96];
-    snprintf(unit, sizeof unit, "%s@%s.service", service, name);
     const char *argv[] = {"systemctl", "show", "--property=ActiveState", "--value", unit, NULL};
     capture(argv, out, outsz);
     if (out[0] == '\0')
@@ -138,28 +136,25 @@ typedef struct {
     char cpu_quota[32], memory_max[32], nginx[16];
 } site_row;
 
-static void site_describe(const char *name, site_row *r)
+/* The states of a site's pool and drainer units, from systemd when it runs. */
+static void describe_states(const char *pool, const char *drainer, site_row *r)
 {
-    char path[PATH_MAX];
-    char value[1024];
-    if (!site_installed(name)) {
-        snprintf(r->pool, sizeof r->pool, "removed (settings kept)");
-        snprintf(r->drainer, sizeof r->drainer, "-");
-    } else if (site_systemd_running()) {
-        unit_state("market-api", name, r->pool, sizeof r->pool);
-        unit_state("market-webhookd", name, r->drainer, sizeof r->drainer);
+    if (site_systemd_running()) {
+        unit_state(pool, r->pool, sizeof r->pool);
+        unit_state(drainer, r->drainer, sizeof r->drainer);
     } else {
         snprintf(r->pool, sizeof r->pool, "unknown (systemd not running)");
         snprintf(r->drainer, sizeof r->drainer, "unknown");
     }
-    site_path_nginx(name, path, sizeof path);
-    file_value(path, "server_name ", r->server_name, sizeof r->server_name);
-    snprintf(path, sizeof path, "%s/market-%s.conf", SITE_NGINX_ENABLED, name);
-    snprintf(r->nginx, sizeof r->nginx, "%s", access(path, F_OK) == 0 ? "enabled" : "disabled");
-    site_path_env(name, path, sizeof path);
+}
+
+/* The database and workers of a settings file. */
+static void describe_settings(const char *path, site_row *r)
+{
+    char value[1024];
     char *env = site_read(path);
-    /* The settings are readable by root and the site's user only: say so rather than
-     * show a site without a database. */
+    /* A site's settings are readable by root and its user only: say so rather than show
+     * a site without a database. */
     const char *unknown = env == NULL && errno == EACCES ? "? (root only)" : "-";
     if (env != NULL && site_env_get(env, "MARKET_DB", value, sizeof value))
         database_of(value, r->database, sizeof r->database);
@@ -168,9 +163,43 @@ static void site_describe(const char *name, site_row *r)
     if (env == NULL || !site_env_get(env, "MARKET_WORKERS", r->workers, sizeof r->workers))
         snprintf(r->workers, sizeof r->workers, "%s", env == NULL ? unknown : "-");
     free(env);
+}
+
+static void site_describe(const char *name, site_row *r)
+{
+    char path[PATH_MAX];
+    if (!site_installed(name)) {
+        snprintf(r->pool, sizeof r->pool, "removed (settings kept)");
+        snprintf(r->drainer, sizeof r->drainer, "-");
+    } else {
+        char pool[96];
+        char drainer[96];
+        snprintf(pool, sizeof pool, "market-api@%s.service", name);
+        snprintf(drainer, sizeof drainer, "market-webhookd@%s.service", name);
+        describe_states(pool, drainer, r);
+    }
+    site_path_nginx(name, path, sizeof path);
+    file_value(path, "server_name ", r->server_name, sizeof r->server_name);
+    snprintf(path, sizeof path, "%s/market-%s.conf", SITE_NGINX_ENABLED, name);
+    snprintf(r->nginx, sizeof r->nginx, "%s", access(path, F_OK) == 0 ? "enabled" : "disabled");
+    site_path_env(name, path, sizeof path);
+    describe_settings(path, r);
     site_path_slice(name, path, sizeof path);
     file_value(path, "CPUQuota=", r->cpu_quota, sizeof r->cpu_quota);
     file_value(path, "MemoryMax=", r->memory_max, sizeof r->memory_max);
+}
+
+/* The default site: the single-instance units with /etc/market/market.env. Its nginx part
+ * is the snippet an administrator includes in a server of theirs, and it runs in
+ * system.slice without limits of ours. */
+static void default_describe(site_row *r)
+{
+    describe_states("market-api.service", "market-webhookd.service", r);
+    describe_settings(SITE_SYSCONFDIR "/market/market.env", r);
+    snprintf(r->server_name, sizeof r->server_name, "-");
+    snprintf(r->cpu_quota, sizeof r->cpu_quota, "-");
+    snprintf(r->memory_max, sizeof r->memory_max, "-");
+    snprintf(r->nginx, sizeof r->nginx, "snippet");
 }
 
 static const char *const columns[] = {"name",        "pool",       "drainer",
@@ -184,6 +213,21 @@ static void row_values(const char *name, site_row *r, const char *v[COUNT(column
     memcpy(v, all, sizeof all);
 }
 
+/* One row: a line of text now, or an object of arr (printed whole at the end). */
+static void print_row(const char *name, site_row *r, bool as_json, json_object *arr)
+{
+    const char *v[COUNT(columns)];
+    row_values(name, r, v);
+    json_object *o = json_object_new_object();
+    for (size_t c = 0; c < COUNT(columns); c++) {
+        if (!as_json)
+            printf("%s%c", v[c], c + 1 < COUNT(columns) ? '\t' : '\n');
+        json_object_object_add(o, columns[c],
+                               strcmp(v[c], "-") == 0 ? NULL : json_object_new_string(v[c]));
+    }
+    json_object_array_add(arr, o);
+}
+
 int site_list(int argc, char **argv)
 {
     option opts[] = {{"--json", true, NULL}};
@@ -194,19 +238,14 @@ int site_list(int argc, char **argv)
     if (!as_json)
         for (size_t c = 0; c < COUNT(columns); c++)
             printf("%s%c", columns[c], c + 1 < COUNT(columns) ? '\t' : '\n');
+    site_row r;
+    if (access(SITE_SYSCONFDIR "/market/market.env", F_OK) == 0) {
+        default_describe(&r);
+        print_row("default", &r, as_json, arr);
+    }
     for (size_t i = 0; names[i] != NULL; i++) {
-        site_row r;
-        const char *v[COUNT(columns)];
         site_describe(names[i], &r);
-        row_values(names[i], &r, v);
-        json_object *o = json_object_new_object();
-        for (size_t c = 0; c < COUNT(columns); c++) {
-            if (!as_json)
-                printf("%s%c", v[c], c + 1 < COUNT(columns) ? '\t' : '\n');
-            json_object_object_add(o, columns[c],
-                                   strcmp(v[c], "-") == 0 ? NULL : json_object_new_string(v[c]));
-        }
-        json_object_array_add(arr, o);
+        print_row(names[i], &r, as_json, arr);
     }
     if (as_json)
         printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PLAIN));

@@ -556,7 +556,9 @@ printf '%s\n' "$list" | sed 's/^/      site list: /'
 check "site list: both sites, state unknown without systemd, their limits" bash -c "
     grep -qP '^shop1\tunknown \(systemd not running\)\tunknown\tshop1.test www.shop1.test\t$WORK/run/shop1\t2\t50%\t256M\tdisabled\$' <<<'$list' &&
     grep -qP '^shop2\tunknown \(systemd not running\)\t' <<<'$list'"
-check "site list --json" bash -c "market-admin site list --json | jq -e 'length == 2 and .[1].name == \"shop2\" and .[1].cpu_quota == null' >/dev/null"
+check "site list: the default site first" bash -c "grep -qP '^default\tunknown \(systemd not running\)\tunknown\t-\t$WORK/run/market\t2\t-\t-\tsnippet\$' <<<'$list'"
+check "site list --json" bash -c "market-admin site list --json |
+    jq -e 'length == 3 and .[0].name == \"default\" and .[2].name == \"shop2\" and .[2].cpu_quota == null' >/dev/null"
 
 # Each site's units from the templates, %i expanded as systemd would: the socket (made by
 # spawn-fcgi as the .socket describes), the pool and the drainer, as the site's user.
