@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "admin.h"
+#include "mem.h"
 #include "site.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -23,9 +24,7 @@ static char **site_names(void)
 {
     struct dirent **entries;
     int n = scandir(SITES_DIR, &entries, NULL, alphasort);
-    char **names = calloc((size_t)(n > 0 ? n : 0) + 1, sizeof *names);
-    if (names == NULL)
-        fail("site: out of memory");
+    char **names = xcalloc((size_t)(n > 0 ? n : 0) + 1, sizeof *names);
     if (n < 0) {
         if (errno != ENOENT)
             fail("site: %s: %s", SITES_DIR, strerror(errno));
@@ -38,7 +37,7 @@ static char **site_names(void)
             *dot = '\0';
             /* A file an administrator put there by hand is no site of ours. */
             if (site_name_problem(entries[i]->d_name) == NULL)
-                names[k++] = strdup(entries[i]->d_name);
+                names[k++] = xstrdup(entries[i]->d_name);
         }
         free(entries[i]);
     }
