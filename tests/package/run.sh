@@ -83,7 +83,8 @@ if [ -e /etc/market ] || [ -e /run/market ] || [ -e /run/market-api ]; then
     say "/etc/market, /run/market or /run/market-api exists without the package; remove it first"
     exit 1
 fi
-SITES=(shop1 shop2)
+# The second name has a hyphen: its slice is market-sites-shop_2.slice.
+SITES=(shop1 shop-2)
 for site in "${SITES[@]}"; do
     if getent passwd "market-$site" >/dev/null || getent group "market-$site" >/dev/null ||
         [ -e "/var/lib/market/sites/$site" ]; then
@@ -483,16 +484,16 @@ site_create() {
 }
 check "market-admin site create shop1 (2 workers, CPUQuota 50%, MemoryMax 256M)" \
     site_create shop1 --workers 2 --cpu-quota 50% --memory-max 256M
-check "market-admin site create shop2 (1 worker)" site_create shop2 --workers 1
+check "market-admin site create shop-2 (1 worker)" site_create shop-2 --workers 1
 check "site create prints the three commands that start it" bash -c "
     grep -qx '  systemctl enable --now market-api@shop1.socket market-api@shop1.service market-webhookd@shop1.service' '$WORK/log/site-shop1.log' &&
     grep -qx '  ln -s /etc/nginx/sites-available/market-shop1.conf /etc/nginx/sites-enabled/' '$WORK/log/site-shop1.log' &&
     grep -qx '  nginx -t && systemctl reload nginx' '$WORK/log/site-shop1.log'"
 check "site create says systemd is not running instead of calling systemctl" \
     grep -q '^systemd is not running: no daemon-reload' "$WORK/log/site-shop1.log"
-out=$(market-admin site create shop2 --db dbname=x --server-name x.test 2>&1)
+out=$(market-admin site create shop-2 --db dbname=x --server-name x.test 2>&1)
 rc=$?
-check "site create refuses an existing site (exit $rc: $out)" bash -c "[ $rc = 1 ] && grep -q 'site shop2 exists' <<<'$out'"
+check "site create refuses an existing site (exit $rc: $out)" bash -c "[ $rc = 1 ] && grep -q 'site shop-2 exists' <<<'$out'"
 for name in default ../etc Shop 'a;b' -x; do
     market-admin site create "$name" --db dbname=x --server-name x.test >/dev/null 2>&1
     check "site create refuses the name '$name' (exit 2)" test $? = 2
@@ -512,13 +513,16 @@ for site in "${SITES[@]}"; do
     check "site $site: the schema is there" test "$(runuser -u market -- psql -X -A -t -h "$WORK/run" -p "$PGPORT" \
         -d "$site" -c 'SELECT count(*) FROM schema_migrations')" = "$(find "$ROOT/sql/migrations" -maxdepth 1 -name '*.sql' | wc -l)"
 done
-check "the two sites' secrets differ" bash -c "! cmp -s /etc/market/sites/shop1.secret /etc/market/sites/shop2.secret"
+check "the two sites' secrets differ" bash -c "! cmp -s /etc/market/sites/shop1.secret /etc/market/sites/shop-2.secret"
 check "site shop1's settings name its database, secret, files and metrics" bash -c "
     grep -qx 'MARKET_DB=\"host=$WORK/run port=$PGPORT dbname=shop1 user=market-shop1\"' /etc/market/sites/shop1.env &&
     grep -qx 'MARKET_SECRET_FILE=\"/etc/market/sites/shop1.secret\"' /etc/market/sites/shop1.env &&
     grep -qx 'MARKET_FILES_ROOT=\"/var/lib/market/sites/shop1\"' /etc/market/sites/shop1.env &&
     grep -qx 'MARKET_METRICS_FILE=\"/run/market-api-shop1/metrics\"' /etc/market/sites/shop1.env &&
     grep -qx 'MARKET_WORKERS=\"2\"' /etc/market/sites/shop1.env"
+check "site shop-2's units run in market-sites-shop_2.slice (a hyphen is a level of slices)" bash -c "
+    [ -f /etc/systemd/system/market-sites-shop_2.slice ] &&
+    grep -qx 'Slice=market-sites-shop_2.slice' /etc/systemd/system/market-api@shop-2.service.d/site.conf"
 check "site shop1's slice has its limits" bash -c "
     grep -qx 'CPUQuota=50%' /etc/systemd/system/market-sites-shop1.slice &&
     grep -qx 'MemoryMax=256M' /etc/systemd/system/market-sites-shop1.slice"
@@ -528,12 +532,12 @@ for unit in market-api market-webhookd market-migrate; do
 done
 # Isolation: one site's user reads its own secret, and nothing of the other site's.
 check "market-shop1 reads its own secret" runuser -u market-shop1 -- test -r /etc/market/sites/shop1.secret
-for f in /etc/market/sites/shop2.secret /etc/market/sites/shop2.env; do
+for f in /etc/market/sites/shop-2.secret /etc/market/sites/shop-2.env; do
     check "market-shop1 cannot read $f" bash -c "! runuser -u market-shop1 -- cat '$f' >/dev/null 2>&1"
 done
-check "market-shop1 cannot list site shop2's files" bash -c "! runuser -u market-shop1 -- ls /var/lib/market/sites/shop2 >/dev/null 2>&1"
-check "market-shop2 cannot read /etc/market/sites/shop1.secret" bash -c \
-    "! runuser -u market-shop2 -- cat /etc/market/sites/shop1.secret >/dev/null 2>&1"
+check "market-shop1 cannot list site shop-2's files" bash -c "! runuser -u market-shop1 -- ls /var/lib/market/sites/shop-2 >/dev/null 2>&1"
+check "market-shop-2 cannot read /etc/market/sites/shop1.secret" bash -c \
+    "! runuser -u market-shop-2 -- cat /etc/market/sites/shop1.secret >/dev/null 2>&1"
 check "market-shop1 cannot read the default site's secret" bash -c \
     "! runuser -u market-shop1 -- cat /etc/market/secret >/dev/null 2>&1"
 
@@ -555,10 +559,11 @@ list=$(market-admin site list)
 printf '%s\n' "$list" | sed 's/^/      site list: /'
 check "site list: both sites, state unknown without systemd, their limits" bash -c "
     grep -qP '^shop1\tunknown \(systemd not running\)\tunknown\tshop1.test www.shop1.test\t$WORK/run/shop1\t2\t50%\t256M\tdisabled\$' <<<'$list' &&
-    grep -qP '^shop2\tunknown \(systemd not running\)\t' <<<'$list'"
+    grep -qP '^shop-2\tunknown \(systemd not running\)\t' <<<'$list'"
 check "site list: the default site first" bash -c "grep -qP '^default\tunknown \(systemd not running\)\tunknown\t-\t$WORK/run/market\t2\t-\t-\tsnippet\$' <<<'$list'"
 check "site list --json" bash -c "market-admin site list --json |
-    jq -e 'length == 3 and .[0].name == \"default\" and .[2].name == \"shop2\" and .[2].cpu_quota == null' >/dev/null"
+    jq -e 'length == 3 and .[0].name == \"default\" and map(.name) == [\"default\", \"shop-2\", \"shop1\"] and
+        .[1].cpu_quota == null and .[2].cpu_quota == \"50%\"' >/dev/null"
 
 # Each site's units from the templates, %i expanded as systemd would: the socket (made by
 # spawn-fcgi as the .socket describes), the pool and the drainer, as the site's user.
@@ -602,14 +607,14 @@ done
 can_connect() {
     runuser -u "$1" -- /usr/bin/python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])' "$2" 2>/dev/null
 }
-check "www-data (nginx's workers) can connect to site shop2's socket" can_connect www-data /run/market/shop2/api.sock
-check "market-shop2 can connect to its own socket" can_connect market-shop2 /run/market/shop2/api.sock
-if can_connect market-shop1 /run/market/shop2/api.sock; then
-    bad "market-shop1 connects to site shop2's socket"
+check "www-data (nginx's workers) can connect to site shop-2's socket" can_connect www-data /run/market/shop-2/api.sock
+check "market-shop-2 can connect to its own socket" can_connect market-shop-2 /run/market/shop-2/api.sock
+if can_connect market-shop1 /run/market/shop-2/api.sock; then
+    bad "market-shop1 connects to site shop-2's socket"
 else
-    ok "market-shop1 cannot connect to site shop2's socket"
+    ok "market-shop1 cannot connect to site shop-2's socket"
 fi
-check "site shop2's drainer runs as market-shop2" bash -c "pgrep -u market-shop2 -x market-webhookd >/dev/null"
+check "site shop-2's drainer runs as market-shop-2" bash -c "pgrep -u market-shop-2 -x market-webhookd >/dev/null"
 
 # nginx with the sites' files beside the default site: the administrator's include (here
 # in this private configuration instead of sites-enabled), then a reload.
@@ -618,7 +623,7 @@ check "site shop2's drainer runs as market-shop2" bash -c "pgrep -u market-shop2
 # the port.
 sed -i 's|rate=1r/s;|rate=100r/s;|' /etc/nginx/conf.d/market.conf
 sed -i 's|burst=5 nodelay;|burst=1000 nodelay;|' /etc/nginx/snippets/market.conf
-sed -i '$i\    include /etc/nginx/sites-available/market-shop1.conf;\n    include /etc/nginx/sites-available/market-shop2.conf;' \
+sed -i '$i\    include /etc/nginx/sites-available/market-shop1.conf;\n    include /etc/nginx/sites-available/market-shop-2.conf;' \
     "$WORK/nginx/nginx.conf"
 check "nginx -t with the two sites' files" "$NGINX" -t -q "${NGINX_ARGS[@]}"
 "$NGINX" "${NGINX_ARGS[@]}" -s reload
@@ -633,14 +638,15 @@ site_admin() {
 }
 declare -A SITE_KEY
 for site in "${SITES[@]}"; do
-    doc=$(jq -n --arg s "$site" --arg r "$RUN" '{mode: "test",
+    # The ids without the hyphen, which an id may not hold.
+    doc=$(jq -n --arg s "${site//-/_}" --arg r "$RUN" '{mode: "test",
         accounts: [{id: "acct_\($s)_\($r)", email: "\($s)@example.com"}],
         sellers: [{id: "\($s)-\($r)", account: "acct_\($s)_\($r)", name: "Shop \($s)"}],
         products: [{id: "prod_\($s)_\($r)", seller: "\($s)-\($r)", title: "Font of \($s)", description: "d",
             category: "fonts", currency: "USD", status: "published",
             tiers: [{id: "tier_\($s)_\($r)", name: "Personal", price: 5, licence: {}}], files: []}]}')
     check "site $site: market-admin import as market-$site" site_admin "$site" import - <<<"$doc"
-    SITE_KEY[$site]=$(site_admin "$site" key create --account "acct_${site}_$RUN" --mode test --access read-only) ||
+    SITE_KEY[$site]=$(site_admin "$site" key create --account "acct_${site//-/_}_$RUN" --mode test --access read-only) ||
         give_up "site $site: key create"
 done
 # products HOST KEY: the ids of the products a list answers, or the HTTP status.
@@ -650,50 +656,50 @@ products() {
 }
 for site in "${SITES[@]}"; do
     got=$(products "$site.test" "${SITE_KEY[$site]}")
-    check "$site.test serves site $site's own catalogue ($got)" test "$got" = "prod_${site}_$RUN"
+    check "$site.test serves site $site's own catalogue ($got)" test "$got" = "prod_${site//-/_}_$RUN"
     got=$(products "www.$site.test" "${SITE_KEY[$site]}")
-    check "www.$site.test too ($got)" test "$got" = "prod_${site}_$RUN"
+    check "www.$site.test too ($got)" test "$got" = "prod_${site//-/_}_$RUN"
     check "$site.test: /healthz 200 from site $site's pool" \
         test "$(curl -s -o /dev/null -w '%{http_code}' -H "Host: $site.test" "$BASE/healthz")" = 200
 done
-check "a key of site shop1 is refused by site shop2 (401)" test "$(products shop2.test "${SITE_KEY[shop1]}")" = 401
-check "a key of site shop2 is refused by site shop1 (401)" test "$(products shop1.test "${SITE_KEY[shop2]}")" = 401
+check "a key of site shop1 is refused by site shop-2 (401)" test "$(products shop-2.test "${SITE_KEY[shop1]}")" = 401
+check "a key of site shop-2 is refused by site shop1 (401)" test "$(products shop1.test "${SITE_KEY[shop-2]}")" = 401
 check "a key of site shop1 is refused by the default site (401)" test "$(products 127.0.0.1 "${SITE_KEY[shop1]}")" = 401
 check "the default site's key is refused by site shop1 (401)" test "$(products shop1.test "$KEY")" = 401
 check "site shop1's requests are in its own nginx log" grep -q '"GET /v1/products?limit=10 HTTP/1.1" 200 ' \
     /var/log/nginx/market-shop1.access.log
 check "site shop1's nginx logs are 0640 root:adm" bash -c \
     "[ \"\$(stat -c '%a %U:%G' /var/log/nginx/market-shop1.access.log /var/log/nginx/market-shop1.error.log | sort -u)\" = '640 root:adm' ]"
-check "market-shop2 cannot read site shop1's nginx log" bash -c \
-    "! runuser -u market-shop2 -- cat /var/log/nginx/market-shop1.access.log >/dev/null 2>&1"
+check "market-shop-2 cannot read site shop1's nginx log" bash -c \
+    "! runuser -u market-shop-2 -- cat /var/log/nginx/market-shop1.access.log >/dev/null 2>&1"
 
-# An upgrade: a new version's migration, and site shop2's database refusing connections.
+# An upgrade: a new version's migration, and site shop-2's database refusing connections.
 # The package's own postinst, run as dpkg runs it for an upgrade from 0.9, runs it for
-# every site (market-admin site upgrade): shop1 migrated, shop2 named as failed, and the
+# every site (market-admin site upgrade): shop1 migrated, shop-2 named as failed, and the
 # configuration still succeeds.
 cat >/usr/share/market/sql/999_package_check.sql <<'EOF'
 CREATE TABLE package_check_upgrade (id int);
 EOF
-runuser -u market -- psql -X -q -h "$WORK/run" -p "$PGPORT" -d market -c 'ALTER DATABASE shop2 ALLOW_CONNECTIONS false'
+runuser -u market -- psql -X -q -h "$WORK/run" -p "$PGPORT" -d market -c 'ALTER DATABASE "shop-2" ALLOW_CONNECTIONS false'
 DPKG_MAINTSCRIPT_PACKAGE=market DPKG_MAINTSCRIPT_NAME=postinst \
     /var/lib/dpkg/info/market.postinst configure 0.9 >"$WORK/log/postinst-upgrade.log" 2>&1
 postinst_rc=$?
 sed 's/^/      postinst: /' "$WORK/log/postinst-upgrade.log" | grep -v '^      postinst: applied\|vacuumed' | head -n 20
 check "the postinst of an upgrade succeeds though one site's migrations fail" test "$postinst_rc" = 0
-check "it says site shop1 migrated and site shop2 failed" bash -c "
+check "it says site shop1 migrated and site shop-2 failed" bash -c "
     grep -q '^site shop1: migrated' '$WORK/log/postinst-upgrade.log' &&
-    grep -q '^site shop2: the migrations failed' '$WORK/log/postinst-upgrade.log' &&
-    grep -q 'the migrations of these sites failed (see above): shop2\$' '$WORK/log/postinst-upgrade.log'"
+    grep -q '^site shop-2: the migrations failed' '$WORK/log/postinst-upgrade.log' &&
+    grep -q 'the migrations of these sites failed (see above): shop-2\$' '$WORK/log/postinst-upgrade.log'"
 table() { runuser -u market -- psql -X -A -t -h "$WORK/run" -p "$PGPORT" -d "$1" -c "SELECT to_regclass('package_check_upgrade') IS NOT NULL"; }
 check "site shop1's database has the new migration" test "$(table shop1)" = t
 check "the default site's database was not touched by the sites' upgrade" test "$(table market)" = f
 upgrade_out=$(market-admin site upgrade 2>&1)
 rc=$?
-check "market-admin site upgrade: exit $rc, naming shop2 only" bash -c "
-    [ $rc = 1 ] && grep -q 'failed (see above): shop2\$' <<<'$upgrade_out' && grep -q '^site shop1: migrated' <<<'$upgrade_out'"
-runuser -u market -- psql -X -q -h "$WORK/run" -p "$PGPORT" -d market -c 'ALTER DATABASE shop2 ALLOW_CONNECTIONS true'
-check "once its database answers, site upgrade shop2 migrates it" market-admin site upgrade shop2
-check "site shop2's database has the new migration" test "$(table shop2)" = t
+check "market-admin site upgrade: exit $rc, naming shop-2 only" bash -c "
+    [ $rc = 1 ] && grep -q 'failed (see above): shop-2\$' <<<'$upgrade_out' && grep -q '^site shop1: migrated' <<<'$upgrade_out'"
+runuser -u market -- psql -X -q -h "$WORK/run" -p "$PGPORT" -d market -c 'ALTER DATABASE "shop-2" ALLOW_CONNECTIONS true'
+check "once its database answers, site upgrade shop-2 migrates it" market-admin site upgrade shop-2
+check "site shop-2's database has the new migration" test "$(table shop-2)" = t
 rm -f /usr/share/market/sql/999_package_check.sql
 
 # One site removed: its units' state and nginx file go, its settings stay (without
@@ -709,8 +715,8 @@ stop_pid "${SITE_POOL[shop1]}"
 sed -i '/market-shop1.conf;/d' "$WORK/nginx/nginx.conf"
 "$NGINX" "${NGINX_ARGS[@]}" -s reload
 sleep 1.5
-got=$(products shop2.test "${SITE_KEY[shop2]}")
-check "site shop2 still serves its catalogue ($got)" test "$got" = "prod_shop2_$RUN"
+got=$(products shop-2.test "${SITE_KEY[shop-2]}")
+check "site shop-2 still serves its catalogue ($got)" test "$got" = "prod_shop_2_$RUN"
 check "market-admin site remove shop1 --purge: its settings and secret go" bash -c \
     "market-admin site remove shop1 --purge >/dev/null && [ ! -e /etc/market/sites/shop1.env ] && [ ! -e /etc/market/sites/shop1.secret ]"
 check "the database of site shop1 stays" test "$(runuser -u market -- psql -X -A -t -h "$WORK/run" -p "$PGPORT" -d shop1 -c 'SELECT 1')" = 1
@@ -727,8 +733,8 @@ if timed "apt-get purge" apt-get purge -y -q market >>"$WORK/log/apt.log" 2>&1; 
 check "purged: /etc/market is gone" test ! -e /etc/market
 check "purged: the nginx files are gone" test ! -e /etc/nginx/snippets/market.conf -a ! -e /etc/nginx/conf.d/market.conf
 check "purged: the sites' settings, nginx file, slice and drop-ins are gone" bash -c \
-    "! ls /etc/nginx/sites-available/market-shop2.conf /etc/systemd/system/market-sites-shop2.slice \
-        /etc/systemd/system/market-api@shop2.service.d 2>/dev/null | grep -q ."
+    "! ls /etc/nginx/sites-available/market-shop-2.conf /etc/systemd/system/market-sites-shop_2.slice \
+        /etc/systemd/system/market-api@shop-2.service.d 2>/dev/null | grep -q ."
 check "purged: dpkg forgets the package" bash -c "! dpkg-query -W -f='\${Status}' market 2>/dev/null | grep -q 'installed\|config-files'"
 
 tally
