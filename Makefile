@@ -291,7 +291,8 @@ UNITS := $(DIST)/systemd/market-api.socket $(DIST)/systemd/market-api.service \
          $(DIST)/systemd/market-webhookd@.service $(DIST)/systemd/market-migrate@.service \
          $(DIST)/systemd/market-sites.slice
 NGINX_FILES := $(DIST)/nginx/conf.d/market.conf $(DIST)/nginx/snippets/market.conf \
-               $(DIST)/nginx/snippets/market-fastcgi.conf $(DIST)/nginx/market-site.conf
+               $(DIST)/nginx/snippets/market-fastcgi.conf $(DIST)/nginx/market-site.conf \
+               $(DIST)/nginx/snippets/market-sites-fastcgi.conf
 # What market-admin site create starts from (DATADIR/market): the nginx file of a site and
 # the settings file of a site (the packaged market.env, every setting described).
 SITE_FILES := $(DIST)/site/nginx-site.conf $(DIST)/site/site.env
@@ -354,7 +355,7 @@ $(DIST)/nginx/market-site.conf: nginx/market-site.conf.template $(DIST)/paths
 # out) inside market-instance.conf.template's server, passed to the site's pool and
 # streaming the site's files; the {{NAME}} placeholders are market-admin site create's.
 SITE_NGINX_RENDER = sed -e '/^[[:space:]]*\#/!{' \
-    -e 's|fastcgi_pass market_api;|fastcgi_pass market_site_{{SITE}};|' \
+    -e 's|^\([[:space:]]*\)include "@CONF_DIR@/market-fastcgi.conf";|\1fastcgi_pass market_site_{{SITE}};\n\1include "@CONF_DIR@/market-sites-fastcgi.conf";|' \
     -e 's|@FILES_ROOT@|{{FILES_ROOT}}|g' \
     -e 's|@ACCESS_LOG@|@SITE_ACCESS_LOG@|g' -e '}'
 $(DIST)/site/locations.conf: nginx/market-server.conf.template $(DIST)/paths
@@ -369,6 +370,17 @@ $(DIST)/site/nginx-site.conf: nginx/market-instance.conf.template $(DIST)/site/l
 	    -e 's|@CONN_PER_ADDR@|$(NGINX_CONN_PER_ADDR)|g' -e 's|@REQ_BURST@|$(NGINX_REQ_BURST)|g' \
 	    -e 's|@CONF_DIR@|$(NGINXDIR)/snippets|g' -e 's|@FILES_PATH@|$(FILES_PATH)|g')
 	@rm -f $@.in
+# The FastCGI parameters of every site: market-fastcgi.conf without its fastcgi_pass (a
+# site's locations name its own pool), with a header of its own. A configuration file of
+# its own, so that the default site's market-fastcgi.conf stays as it was.
+$(DIST)/nginx/snippets/market-sites-fastcgi.conf: nginx/market-fastcgi.conf
+	@mkdir -p $(@D)
+	{ printf '%s\n' '# The FastCGI parameters of the sites of market-admin site create (their nginx' \
+	    '# files include it after their own fastcgi_pass): market-fastcgi.conf without its' \
+	    '# fastcgi_pass, which names the default site'"'"'s pool. Tune every site here.'; \
+	  sed -e '1,/^$$/d' -e '/^fastcgi_pass market_api;$$/d' $<; } >$@.new
+	@if grep -q '^fastcgi_pass' $@.new; then echo "$@: a fastcgi_pass left" >&2; exit 1; fi
+	@mv -f $@.new $@
 $(DIST)/site/site.env: $(DIST)/market.env
 	@mkdir -p $(@D)
 	cp -f $< $@
@@ -408,7 +420,7 @@ install: dist
 	        $(DESTDIR)$(SYSTEMDUNITDIR)/market-.service.d/
 	install -m 0644 $(DIST)/nginx/conf.d/market.conf $(DESTDIR)$(NGINXDIR)/conf.d/
 	install -m 0644 $(DIST)/nginx/snippets/market.conf $(DIST)/nginx/snippets/market-fastcgi.conf \
-	        $(DESTDIR)$(NGINXDIR)/snippets/
+	        $(DIST)/nginx/snippets/market-sites-fastcgi.conf $(DESTDIR)$(NGINXDIR)/snippets/
 	install -m 0644 $(DIST)/nginx/market-site.conf $(DESTDIR)$(DOCDIR)/examples/
 	install -m 0644 $(SITE_FILES) $(DESTDIR)$(DATADIR)/market/
 	test -e $(DESTDIR)$(SYSCONFDIR)/market/market.env || \
@@ -427,6 +439,7 @@ uninstall:
 	      $(DESTDIR)$(SYSTEMDUNITDIR)/market-.service.d/hardening.conf
 	rm -f $(DESTDIR)$(NGINXDIR)/conf.d/market.conf $(DESTDIR)$(NGINXDIR)/snippets/market.conf \
 	      $(DESTDIR)$(NGINXDIR)/snippets/market-fastcgi.conf \
+	      $(DESTDIR)$(NGINXDIR)/snippets/market-sites-fastcgi.conf \
 	      $(DESTDIR)$(DOCDIR)/examples/market-site.conf
 	-rmdir $(DESTDIR)$(DATADIR)/market/sql $(DESTDIR)$(DATADIR)/market \
 	       $(DESTDIR)$(SYSTEMDUNITDIR)/market-.service.d $(DESTDIR)$(DOCDIR)/examples \

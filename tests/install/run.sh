@@ -41,6 +41,7 @@ expected=$(
         '644 usr/share/market/nginx-site.conf' '644 usr/share/market/site.env' \
         '644 etc/market/market.env' '644 etc/nginx/conf.d/market.conf' \
         '644 etc/nginx/snippets/market.conf' '644 etc/nginx/snippets/market-fastcgi.conf' \
+        '644 etc/nginx/snippets/market-sites-fastcgi.conf' \
         '644 usr/share/doc/market/examples/market-site.conf'
     for f in "$ROOT"/sql/migrations/*.sql; do printf '644 usr/share/market/sql/%s\n' "${f##*/}"; done
 )

@@ -216,7 +216,7 @@ check "the secret holds at least 32 bytes" test "$(wc -c </etc/market/secret)" -
 check "the files folder belongs to market" test "$(stat -c '%U' /var/lib/market/files)" = market
 conffiles=$(dpkg-query -W -f='${Conffiles}\n' market | awk 'NF {print $1}' | sort | tr '\n' ' ')
 check "conffiles: market.env and the nginx files" test "$conffiles" = \
-    "/etc/market/market.env /etc/nginx/conf.d/market.conf /etc/nginx/snippets/market-fastcgi.conf /etc/nginx/snippets/market.conf "
+    "/etc/market/market.env /etc/nginx/conf.d/market.conf /etc/nginx/snippets/market-fastcgi.conf /etc/nginx/snippets/market-sites-fastcgi.conf /etc/nginx/snippets/market.conf "
 # Read from the package itself: a machine may be set to skip installing man pages.
 contents=$(dpkg-deb -c "$DEB")
 for page in market-api.8 market-webhookd.8 market-admin.1 market.env.5; do
@@ -731,7 +731,8 @@ check "removed: /etc/market/market.env stays" test -f /etc/market/market.env
 check "removed: the secret stays" test -f /etc/market/secret
 if timed "apt-get purge" apt-get purge -y -q market >>"$WORK/log/apt.log" 2>&1; then ok "apt-get purge"; else bad "apt-get purge" "$(tail -n 20 "$WORK/log/apt.log")"; fi
 check "purged: /etc/market is gone" test ! -e /etc/market
-check "purged: the nginx files are gone" test ! -e /etc/nginx/snippets/market.conf -a ! -e /etc/nginx/conf.d/market.conf
+check "purged: the nginx files are gone" test ! -e /etc/nginx/snippets/market.conf -a ! -e /etc/nginx/conf.d/market.conf \
+    -a ! -e /etc/nginx/snippets/market-sites-fastcgi.conf
 check "purged: the sites' settings, nginx file, slice and drop-ins are gone" bash -c \
     "! ls /etc/nginx/sites-available/market-shop-2.conf /etc/systemd/system/market-sites-shop_2.slice \
         /etc/systemd/system/market-api@shop-2.service.d 2>/dev/null | grep -q ."
