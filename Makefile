@@ -44,7 +44,7 @@ UNIT_SRC     := $(wildcard tests/unit/*.c)
 # without the programs' main.c. The tests include them as "webhookd/retry.h" and so on.
 UNIT_APP_SRC := app/webhookd/retry.c app/webhookd/duetimes.c app/webhookd/target.c \
                 app/webhookd/cabundle.c app/webhookd/resolver.c app/webhookd/prune_pass.c \
-                app/api/mime.c app/api/links.c
+                app/api/mime.c app/api/links.c app/admin/site_text.c
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
@@ -79,6 +79,7 @@ $(BUILD)/market-admin: $(call obj,$(ADMIN_SRC)) $(BUILD)/libmarket.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(call obj,$(UNIT_SRC)): CPPFLAGS += -Iapp
+
 
 $(BUILD)/unit-tests: $(call obj,$(UNIT_SRC) $(UNIT_APP_SRC)) $(BUILD)/libmarket.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs check) -lcurl $(CARES_LIBS) $(PKG_LIBS)
@@ -274,14 +275,29 @@ NGINX_REQ_BURST     ?= 1000
 NGINX_ACCESS_LOG    ?= $(LOCALSTATEDIR)/log/nginx/access.log
 
 DIST := $(BUILD)/dist
+# market-admin site writes where the units read (the same directory variables), so the
+# site commands are built with them; debian/rules builds with the Debian layout.
+SITE_OBJS := $(call obj,app/admin/site.c app/admin/site_sys.c app/admin/site_list.c)
+$(SITE_OBJS): CPPFLAGS += -DSITE_SYSCONFDIR='"$(SYSCONFDIR)"' -DSITE_DATADIR='"$(DATADIR)"' \
+        -DSITE_LOCALSTATEDIR='"$(LOCALSTATEDIR)"' -DSITE_RUNSTATEDIR='"$(RUNSTATEDIR)"' \
+        -DSITE_NGINX_GROUP='"$(NGINX_GROUP)"' -DSITE_LISTEN='"$(SITE_LISTEN)"'
+$(SITE_OBJS): $(DIST)/paths
+
 MANS := $(DIST)/man/market-api.8 $(DIST)/man/market-webhookd.8 $(DIST)/man/market-admin.1 \
         $(DIST)/man/market.env.5
 UNITS := $(DIST)/systemd/market-api.socket $(DIST)/systemd/market-api.service \
-         $(DIST)/systemd/market-webhookd.service $(DIST)/systemd/market-migrate.service
+         $(DIST)/systemd/market-webhookd.service $(DIST)/systemd/market-migrate.service \
+         $(DIST)/systemd/market-api@.socket $(DIST)/systemd/market-api@.service \
+         $(DIST)/systemd/market-webhookd@.service $(DIST)/systemd/market-migrate@.service \
+         $(DIST)/systemd/market-sites.slice
 NGINX_FILES := $(DIST)/nginx/conf.d/market.conf $(DIST)/nginx/snippets/market.conf \
-               $(DIST)/nginx/snippets/market-fastcgi.conf $(DIST)/nginx/market-site.conf
+               $(DIST)/nginx/snippets/market-fastcgi.conf $(DIST)/nginx/market-site.conf \
+               $(DIST)/nginx/snippets/market-sites-fastcgi.conf
+# What market-admin site create starts from (DATADIR/market): the nginx file of a site and
+# the settings file of a site (the packaged market.env, every setting described).
+SITE_FILES := $(DIST)/site/nginx-site.conf $(DIST)/site/site.env
 DIST_FILES := $(MANS) $(UNITS) $(DIST)/systemd/market-.service.d/hardening.conf \
-              $(DIST)/market.env $(NGINX_FILES)
+              $(DIST)/market.env $(NGINX_FILES) $(SITE_FILES)
 
 # The rendered files depend on the directory variables: this file changes when they do.
 $(DIST)/paths: FORCE
@@ -320,6 +336,9 @@ $(DIST)/market.env: etc/market.env.in $(DIST)/paths
 	$(call render,$<,$@,$(RENDER))
 $(DIST)/systemd/%: systemd/%.in $(DIST)/paths
 	$(call render,$<,$@,$(RENDER))
+$(DIST)/systemd/market-sites.slice: systemd/market-sites.slice
+	@mkdir -p $(@D)
+	cp -f $< $@
 $(DIST)/systemd/market-.service.d/hardening.conf: systemd/market-.service.d/hardening.conf
 	@mkdir -p $(@D)
 	cp -f $< $@
@@ -332,6 +351,39 @@ $(DIST)/nginx/snippets/market-fastcgi.conf: nginx/market-fastcgi.conf
 	cp -f $< $@
 $(DIST)/nginx/market-site.conf: nginx/market-site.conf.template $(DIST)/paths
 	$(call render,$<,$@,$(NGINX_RENDER))
+# A site's nginx file: the locations of market-server.conf.template (their comments left
+# out) inside market-instance.conf.template's server, passed to the site's pool and
+# streaming the site's files; the {{NAME}} placeholders are market-admin site create's.
+SITE_NGINX_RENDER = sed -e '/^[[:space:]]*\#/!{' \
+    -e 's|^\([[:space:]]*\)include "@CONF_DIR@/market-fastcgi.conf";|\1fastcgi_pass market_site_{{SITE}};\n\1include "@CONF_DIR@/market-sites-fastcgi.conf";|' \
+    -e 's|@FILES_ROOT@|{{FILES_ROOT}}|g' \
+    -e 's|@ACCESS_LOG@|@SITE_ACCESS_LOG@|g' -e '}'
+$(DIST)/site/locations.conf: nginx/market-server.conf.template $(DIST)/paths
+	@mkdir -p $(@D)
+	grep -v '^[[:space:]]*#' $< | cat -s | sed -e 's|^\(.\)|    \1|' | $(SITE_NGINX_RENDER) >$@
+$(DIST)/site/nginx-site.conf: nginx/market-instance.conf.template $(DIST)/site/locations.conf $(DIST)/paths
+	sed -e '/@SERVER_LOCATIONS@/{r $(DIST)/site/locations.conf' -e 'd;}' $< >$@.in
+	$(call render,$@.in,$@,sed -e 's|@DATADIR@|$(DATADIR)|g' -e 's|@NGINXDIR@|$(NGINXDIR)|g' \
+	    -e 's|@RUNSTATEDIR@|$(RUNSTATEDIR)|g' -e 's|@LISTEN@|$(SITE_LISTEN)|g' \
+	    -e 's|@SITE_ACCESS_LOG@|$(LOCALSTATEDIR)/log/nginx/market-{{SITE}}.access.log market_redacted|g' \
+	    -e 's|@SITE_ERROR_LOG@|$(LOCALSTATEDIR)/log/nginx/market-{{SITE}}.error.log|g' \
+	    -e 's|@CONN_PER_ADDR@|$(NGINX_CONN_PER_ADDR)|g' -e 's|@REQ_BURST@|$(NGINX_REQ_BURST)|g' \
+	    -e 's|@CONF_DIR@|$(NGINXDIR)/snippets|g' -e 's|@FILES_PATH@|$(FILES_PATH)|g')
+	@rm -f $@.in
+# The FastCGI parameters of every site: market-fastcgi.conf without its fastcgi_pass (a
+# site's locations name its own pool), with a header of its own. A configuration file of
+# its own, so that the default site's market-fastcgi.conf stays as it was.
+$(DIST)/nginx/snippets/market-sites-fastcgi.conf: nginx/market-fastcgi.conf
+	@mkdir -p $(@D)
+	{ printf '%s\n' '# The FastCGI parameters of the sites of market-admin site create (their nginx' \
+	    '# files include it after their own fastcgi_pass): market-fastcgi.conf without its' \
+	    '# fastcgi_pass, which names the default site'"'"'s pool. Tune every site here.'; \
+	  sed -e '1,/^$$/d' -e '/^fastcgi_pass market_api;$$/d' $<; } >$@.new
+	@if grep -q '^fastcgi_pass' $@.new; then echo "$@: a fastcgi_pass left" >&2; exit 1; fi
+	@mv -f $@.new $@
+$(DIST)/site/site.env: $(DIST)/market.env
+	@mkdir -p $(@D)
+	cp -f $< $@
 
 # Man pages from one source: help2man runs each program's --help and --version (with the
 # extra sections of man/*.h2m), and tools/man-env turns the settings file into
@@ -368,8 +420,9 @@ install: dist
 	        $(DESTDIR)$(SYSTEMDUNITDIR)/market-.service.d/
 	install -m 0644 $(DIST)/nginx/conf.d/market.conf $(DESTDIR)$(NGINXDIR)/conf.d/
 	install -m 0644 $(DIST)/nginx/snippets/market.conf $(DIST)/nginx/snippets/market-fastcgi.conf \
-	        $(DESTDIR)$(NGINXDIR)/snippets/
+	        $(DIST)/nginx/snippets/market-sites-fastcgi.conf $(DESTDIR)$(NGINXDIR)/snippets/
 	install -m 0644 $(DIST)/nginx/market-site.conf $(DESTDIR)$(DOCDIR)/examples/
+	install -m 0644 $(SITE_FILES) $(DESTDIR)$(DATADIR)/market/
 	test -e $(DESTDIR)$(SYSCONFDIR)/market/market.env || \
 	    install -m 0644 $(DIST)/market.env $(DESTDIR)$(SYSCONFDIR)/market/market.env
 
@@ -379,12 +432,14 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/market-admin $(DESTDIR)$(SBINDIR)/market-api \
 	      $(DESTDIR)$(SBINDIR)/market-webhookd
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/market/sql/,$(notdir $(wildcard sql/migrations/*.sql)))
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/market/,$(notdir $(SITE_FILES)))
 	rm -f $(DESTDIR)$(MANDIR)/man1/market-admin.1 $(DESTDIR)$(MANDIR)/man5/market.env.5 \
 	      $(DESTDIR)$(MANDIR)/man8/market-api.8 $(DESTDIR)$(MANDIR)/man8/market-webhookd.8
 	rm -f $(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(notdir $(UNITS))) \
 	      $(DESTDIR)$(SYSTEMDUNITDIR)/market-.service.d/hardening.conf
 	rm -f $(DESTDIR)$(NGINXDIR)/conf.d/market.conf $(DESTDIR)$(NGINXDIR)/snippets/market.conf \
 	      $(DESTDIR)$(NGINXDIR)/snippets/market-fastcgi.conf \
+	      $(DESTDIR)$(NGINXDIR)/snippets/market-sites-fastcgi.conf \
 	      $(DESTDIR)$(DOCDIR)/examples/market-site.conf
 	-rmdir $(DESTDIR)$(DATADIR)/market/sql $(DESTDIR)$(DATADIR)/market \
 	       $(DESTDIR)$(SYSTEMDUNITDIR)/market-.service.d $(DESTDIR)$(DOCDIR)/examples \
@@ -402,7 +457,7 @@ install-test: all
 # The HTML reference is built here first, with the Redocly CLI from npm (not a Debian
 # package), and handed to debian/rules as debian/reference/index.html in that copy.
 DEB := market_$(VERSION)_$(shell dpkg --print-architecture 2>/dev/null).deb
-deb: $(REFERENCE)
+deb: $(BUILD)/reference/index.html
 	rm -rf $(BUILD)/deb
 	mkdir -p $(BUILD)/deb/market-$(VERSION)
 	git ls-files -z --cached --others --exclude-standard | \

@@ -110,5 +110,6 @@ int cmd_refund(int argc, char **argv);
 int cmd_payout(int argc, char **argv);
 int cmd_deliveries(int argc, char **argv);
 int cmd_redeliver(int argc, char **argv);
+int cmd_site(int argc, char **argv); /* site.c */
 
 #endif

@@ -84,6 +84,45 @@ static const help_entry help[] = {
     {"webhooks", "webhooks delete SUBSCRIPTION_ID",
      "      Delete it, as DELETE /v1/webhooks/:id does: its pending deliveries end as\n"
      "      endpoint_deleted, unsent.\n"},
+    {"site",
+     "site create NAME --db CONNINFO --server-name HOST [--files DIR] [--listen ADDR]\n"
+     "       [--base-url URL] [--workers N] [--cpu-quota PCT] [--memory-max SIZE]",
+     "      As root: a site of its own on this host, beside the default one (the\n"
+     "      single-instance units), isolated from the other sites. It creates the system\n"
+     "      user market-NAME (group market-NAME) and writes, each readable by that user only\n"
+     "      (0640 root:market-NAME), the site's settings /etc/market/sites/NAME.env (the\n"
+     "      packaged market.env with MARKET_DB=CONNINFO, its secret, MARKET_FILES_ROOT=DIR,\n"
+     "      default /var/lib/market/sites/NAME, made 2750 market-NAME:www-data, its metrics\n"
+     "      file /run/market-api-NAME/metrics, MARKET_DOWNLOAD_BASE_URL=URL, default\n"
+     "      http://HOST/files, MARKET_WORKERS=N) and its server secret\n"
+     "      /etc/market/sites/NAME.secret (kept if it exists); the slice\n"
+     "      /etc/systemd/system/market-sites-NAME.slice (a hyphen of NAME written \"_\") with\n"
+     "      CPUQuota=PCT (a share of one CPU: 50%, 200%) and MemoryMax=SIZE (512M, 2G) and\n"
+     "      the drop-ins that put the site's units into it; and the nginx server\n"
+     "      /etc/nginx/sites-available/market-NAME.conf (server_name HOST, listen ADDR,\n"
+     "      default 80). Then it runs the site's migrations as market-NAME and prints the\n"
+     "      three commands that start the site (units market-api@NAME.socket,\n"
+     "      market-api@NAME.service, market-webhookd@NAME.service; the nginx file enabled).\n"
+     "      NAME: 1 to 24 lowercase letters, digits and hyphens, starting with a letter,\n"
+     "      not \"default\". The site's database connections: N (default: the cores) + 2\n"
+     "      for the drainer + 1 for market-admin. systemctl is called only when systemd\n"
+     "      runs.\n"},
+    {"site", "site list [--json]",
+     "      A line per site, the default one first (the single-instance units, when\n"
+     "      /etc/market/market.env exists): name, pool and drainer (their units' state from\n"
+     "      systemctl; \"unknown (systemd not running)\" without it; \"removed (settings\n"
+     "      kept)\" after site remove), server_name, database (host/dbname), workers,\n"
+     "      cpu_quota, memory_max, nginx (enabled or disabled: its sites-enabled link).\n"},
+    {"site", "site remove NAME [--purge]",
+     "      As root: stop and disable the site's units (when systemd runs), remove its\n"
+     "      slice, drop-ins and nginx file (and the sites-enabled link); with --purge its\n"
+     "      settings and secret too. The user, the files and the database stay.\n"},
+    {"site", "site upgrade [NAME...]",
+     "      As root: for each site (default: every site not removed), one after another,\n"
+     "      run its migrations as its user, then restart its pool and drainer if they run\n"
+     "      (systemctl try-restart, when systemd runs). A site whose migrations fail is\n"
+     "      stopped (its socket, pool and drainer) and named; the others go on. Exit\n"
+     "      status 1 when any failed. An upgrade of the package runs it.\n"},
 };
 
 static const char help_head[] =
@@ -92,8 +131,9 @@ static const char help_head[] =
     "       market-admin --help | --version\n"
     "\n"
     "The administration tool of market: it applies the database's migrations, loads and\n"
-    "seeds catalogues, issues, rotates and revokes API keys, and stands in for the\n"
-    "payment system (refunds, payouts) and the seller dashboard (webhook deliveries).\n"
+    "seeds catalogues, issues, rotates and revokes API keys, stands in for the payment\n"
+    "system (refunds, payouts) and the seller dashboard (webhook deliveries), and\n"
+    "creates, lists, upgrades and removes the sites of a host (site).\n"
     "\n";
 
 static const char help_tail[] =
@@ -133,6 +173,7 @@ static const command commands[] = {
     {"deliveries", cmd_deliveries},
     {"redeliver", cmd_redeliver},
     {"webhooks", cmd_webhooks},
+    {"site", cmd_site},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))

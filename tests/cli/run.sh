@@ -54,9 +54,27 @@ A=$BIN/market-admin
 expect "admin without command" 2 '^Usage: market-admin COMMAND' "$A"
 expect "admin unknown command" 2 '^market-admin: unknown command frob \(see market-admin --help\)$' "$A" frob
 expect "admin help lists every command" 0 'redeliver EVENT_ID' "$A" help
-for cmd in migrate import seed key refund payout deliveries redeliver webhooks; do
+for cmd in migrate import seed key refund payout deliveries redeliver webhooks site; do
     expect "admin $cmd --help" 0 "^Usage: market-admin $cmd" stdout_of "$A" "$cmd" --help
 done
+expect "admin site --help shows the four" 0 'site upgrade \[NAME\.\.\.\]' "$A" site --help
+expect "admin site create --help is that one" 0 '^Usage: market-admin site create NAME --db' "$A" site create --help
+expect "admin site without a command" 2 '^market-admin: site: create, list, remove or upgrade' "$A" site
+expect "admin site frob" 2 '^market-admin: site: unknown command frob' "$A" site frob
+expect "admin site create without NAME" 2 '^market-admin: site create: NAME is required$' "$A" site create --db x --server-name y
+expect "admin site create without --db" 2 '^market-admin: site create: --db is required$' "$A" site create shop1 --server-name y
+for name in default ../x Shop1 1a a- a--b a_b abcdefghijklmnopqrstuvwxy ''; do
+    expect "admin site create refuses the name '$name'" 2 "^market-admin: site create: invalid site name" \
+        "$A" site create "$name" --db x --server-name y
+done
+expect "admin site create refuses --server-name 'a;b'" 2 'server-name takes host names' \
+    "$A" site create shop1 --db x --server-name 'a;b'
+expect "admin site create refuses a --db with a quote" 2 'cannot hold a control character' \
+    "$A" site create shop1 --db 'dbname="x"' --server-name y
+expect "admin site create refuses --cpu-quota 50" 2 'cpu-quota is a share' \
+    "$A" site create shop1 --db x --server-name y --cpu-quota 50
+expect "admin site remove refuses the name ../x" 2 'invalid site name' "$A" site remove ../x
+expect "admin site upgrade refuses the name a/b" 2 'invalid site name' "$A" site upgrade a/b
 expect "admin webhooks --help shows the three" 0 'webhooks delete SUBSCRIPTION_ID' "$A" webhooks --help
 expect "admin seed --help after options" 0 '^Usage: market-admin seed --mode' "$A" seed --mode test --help
 expect "admin key create --help is that one" 0 '^Usage: market-admin key create --account' "$A" key create --help
@@ -89,7 +107,7 @@ expect "market-api(8) has the options" 0 '^ +--version' rendered market-api.8
 expect "market-api(8) has the files" 0 '/run/market/api.sock' rendered market-api.8
 expect "market-webhookd(8) says how it stops" 0 'SIGTERM' rendered market-webhookd.8
 for cmd in migrate import seed 'key create' 'key rotate' 'key revoke' 'key list' refund payout deliveries redeliver \
-    'webhooks list' 'webhooks disable' 'webhooks delete'; do
+    'webhooks list' 'webhooks disable' 'webhooks delete' 'site create' 'site list' 'site remove' 'site upgrade'; do
     expect "market-admin(1) documents $cmd" 0 "^ +$cmd" rendered market-admin.1
 done
 

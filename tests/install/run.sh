@@ -18,7 +18,8 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/market-install-test.XXXXXX")
 trap 'rm -rf -- "$WORK"' EXIT
 # shellcheck source=tools/testlib.sh
 . "$ROOT/tools/testlib.sh"
-# make quietly, with the build of the checkout (no recompilation with other flags).
+# make quietly, with the build of the checkout (no recompilation with other flags but
+# market-admin's site commands, which are built with the layout's paths).
 mk() { make -s -C "$ROOT" "$@" >"$WORK/make.log" 2>&1 || { cat "$WORK/make.log"; return 1; }; }
 
 # --- 1. the Debian layout, staged ----------------------------------------------------------
@@ -34,8 +35,13 @@ expected=$(
         '644 lib/systemd/system/market-api.socket' '644 lib/systemd/system/market-api.service' \
         '644 lib/systemd/system/market-webhookd.service' '644 lib/systemd/system/market-migrate.service' \
         '644 lib/systemd/system/market-.service.d/hardening.conf' \
+        '644 lib/systemd/system/market-api@.socket' '644 lib/systemd/system/market-api@.service' \
+        '644 lib/systemd/system/market-webhookd@.service' '644 lib/systemd/system/market-migrate@.service' \
+        '644 lib/systemd/system/market-sites.slice' \
+        '644 usr/share/market/nginx-site.conf' '644 usr/share/market/site.env' \
         '644 etc/market/market.env' '644 etc/nginx/conf.d/market.conf' \
         '644 etc/nginx/snippets/market.conf' '644 etc/nginx/snippets/market-fastcgi.conf' \
+        '644 etc/nginx/snippets/market-sites-fastcgi.conf' \
         '644 usr/share/doc/market/examples/market-site.conf'
     for f in "$ROOT"/sql/migrations/*.sql; do printf '644 usr/share/market/sql/%s\n' "${f##*/}"; done
 )
@@ -123,6 +129,13 @@ check "nginx -t: the snippet inside an existing server" \
     nginx_t "server { listen 127.0.0.1:1; location = /other { return 204; } include $P/etc/nginx/snippets/market.conf; }"
 sed "s|listen 80;|listen 127.0.0.1:1;|" "$P/share/doc/market/examples/market-site.conf" >"$WORK/site.conf"
 check "nginx -t: the example site" nginx_t "include $WORK/site.conf;"
+# A site's nginx file as market-admin site create fills it in, beside the default
+# site's snippet: the two share the http part and the FastCGI parameters.
+sed -e 's|{{SITE}}|shop1|g' -e 's|{{SERVER_NAME}}|shop1.example|g' -e 's|{{LISTEN}}|127.0.0.1:1|g' \
+    -e "s|{{FILES_ROOT}}|$WORK/var/lib/market/sites/shop1/files|g" "$P/share/market/nginx-site.conf" >"$WORK/shop1.conf"
+check "a site's nginx file has no placeholder left" bash -c "! grep -v '^[[:space:]]*#' '$WORK/shop1.conf' | grep -q '@[A-Z_]*@\|{{'"
+check "nginx -t: a site's file beside the snippet" \
+    nginx_t "include $WORK/shop1.conf; server { listen 127.0.0.1:1; include $P/etc/nginx/snippets/market.conf; }"
 check "make uninstall (prefix)" mk uninstall "PREFIX=$P" "RUNSTATEDIR=$WORK/run" "LOCALSTATEDIR=$WORK/var"
 
 tally

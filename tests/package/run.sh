@@ -22,8 +22,18 @@
 #      list, a download link minted and its file downloaded, /healthz 200, then 503 with
 #      PostgreSQL stopped, then 200 again, and a /metrics scrape read by the strict
 #      Prometheus reader of the end-to-end tests;
-#   5. stops what it started, `apt-get remove` (the configuration stays in /etc/market)
-#      and `apt-get purge` (it goes).
+#   5. many sites on one host (docs/operations.md): `market-admin site create` of two
+#      sites over two databases, their files, users and modes, `systemd-analyze verify`
+#      and `security` of the template units through an instance (market-api@shop1...),
+#      each site's pool and drainer run from the expanded template units as the site's
+#      user, each site's own catalogue through nginx by server name with its own key, a
+#      key of one refused by the other, one site's user unable to read the other's
+#      secret, settings and files; the package's postinst run as for an upgrade with a
+#      new migration and one site's database refusing connections (that site named and
+#      alone left behind, the configuration still succeeding); one site removed and the
+#      other still serving;
+#   6. stops what it started, `apt-get remove` (the configuration stays in /etc/market)
+#      and `apt-get purge` (it goes, with the sites' settings, secrets and nginx files).
 #
 # Whatever fails, it stops what it started, purges the package and removes its scratch
 # folder. The last line is "N passed, M failed"; the exit status is 0 only when M is 0.
@@ -48,7 +58,7 @@ give_up() {
     say "must run as root: it installs the package on this machine"
     exit 1
 }
-for tool in dpkg-buildpackage dh lintian help2man systemd-analyze spawn-fcgi runuser curl jq node; do
+for tool in dpkg-buildpackage dh lintian help2man systemd-analyze spawn-fcgi runuser curl jq node /usr/bin/python3; do
     command -v "$tool" >/dev/null 2>&1 || {
         say "$tool is missing (run: tools/install-deps)"
         exit 1
@@ -73,12 +83,22 @@ if [ -e /etc/market ] || [ -e /run/market ] || [ -e /run/market-api ]; then
     say "/etc/market, /run/market or /run/market-api exists without the package; remove it first"
     exit 1
 fi
+# The second name has a hyphen: its slice is market-sites-shop_2.slice.
+SITES=(shop1 shop-2)
+for site in "${SITES[@]}"; do
+    if getent passwd "market-$site" >/dev/null || getent group "market-$site" >/dev/null ||
+        [ -e "/var/lib/market/sites/$site" ]; then
+        say "the user market-$site or /var/lib/market/sites/$site exists without the package; remove it first"
+        exit 1
+    fi
+done
 
 WORK=$(mktemp -d /tmp/market-pkg.XXXXXX)
 chmod 755 "$WORK"
 mkdir -p "$WORK/log"
 PIDS=() # what this script started, stopped by pid in reverse order
 PG_STARTED=0
+SITES_MADE=0
 
 stop_pid() {
     local pid=$1 i
@@ -112,6 +132,18 @@ cleanup() {
         apt-get purge -y -q market >>"$WORK/log/apt.log" 2>&1 || say "apt-get purge failed: see above"
     fi
     rm -rf /run/market /run/market-api
+    # What the sites' part made on this machine: their users, files, runtime directories
+    # and nginx logs.
+    if [ "$SITES_MADE" = 1 ]; then
+        for site in "${SITES[@]}"; do
+            getent passwd "market-$site" >/dev/null && userdel "market-$site" 2>/dev/null
+            getent group "market-$site" >/dev/null && groupdel "market-$site" 2>/dev/null
+            rm -rf "/var/lib/market/sites/$site" "/run/market-api-$site" \
+                "/var/log/nginx/market-$site.access.log" "/var/log/nginx/market-$site.error.log"
+        done
+        rmdir /var/lib/market/sites 2>/dev/null
+        rm -f /usr/share/market/sql/999_package_check.sql
+    fi
     if [ "$rc" != 0 ] && [ -d "$WORK/log" ]; then
         for f in "$WORK"/log/*.log; do
             [ -s "$f" ] || continue
@@ -161,6 +193,10 @@ mkdir -p "$WORK/control"
 dpkg-deb -e "$DEB" "$WORK/control"
 check "postinst enables the units" grep -q "deb-systemd-helper enable 'market-api.socket'" "$WORK/control/postinst"
 check "postinst try-restarts them after an upgrade" grep -q "deb-systemd-invoke try-restart" "$WORK/control/postinst"
+check "postinst upgrades every site (market-admin site upgrade)" grep -q "market-admin site upgrade" "$WORK/control/postinst"
+# shellcheck disable=SC2016  # the prerm's own text
+check "prerm stops every site's instances" grep -q 'deb-systemd-invoke stop "market-api@$site.socket"' "$WORK/control/prerm"
+check "postinst restarts no slice" bash -c "! grep -q 'try-restart.*market-sites.slice' '$WORK/control/postinst'"
 check "postinst never starts them" bash -c "! grep -q 'deb-systemd-invoke start' '$WORK/control/postinst'"
 check "prerm stops them on removal" grep -q "deb-systemd-invoke stop market-api.socket market-api.service" "$WORK/control/prerm"
 check "no stop before an upgrade" bash -c "! grep -qs 'deb-systemd-invoke stop' '$WORK/control/preinst'"
@@ -180,7 +216,7 @@ check "the secret holds at least 32 bytes" test "$(wc -c </etc/market/secret)" -
 check "the files folder belongs to market" test "$(stat -c '%U' /var/lib/market/files)" = market
 conffiles=$(dpkg-query -W -f='${Conffiles}\n' market | awk 'NF {print $1}' | sort | tr '\n' ' ')
 check "conffiles: market.env and the nginx files" test "$conffiles" = \
-    "/etc/market/market.env /etc/nginx/conf.d/market.conf /etc/nginx/snippets/market-fastcgi.conf /etc/nginx/snippets/market.conf "
+    "/etc/market/market.env /etc/nginx/conf.d/market.conf /etc/nginx/snippets/market-fastcgi.conf /etc/nginx/snippets/market-sites-fastcgi.conf /etc/nginx/snippets/market.conf "
 # Read from the package itself: a machine may be set to skip installing man pages.
 contents=$(dpkg-deb -c "$DEB")
 for page in market-api.8 market-webhookd.8 market-admin.1 market.env.5; do
@@ -429,7 +465,263 @@ check "nginx's access log has the download as /files/<token>" \
 check "the download's token is in no log" bash -c \
     "! grep -rsqF -- '$TOKEN' '$WORK/log' /var/log/nginx/access.log /var/log/nginx/error.log"
 
-# --- 5. remove, then purge -------------------------------------------------------------------------
+# --- 5. many sites on one host --------------------------------------------------------------------
+# Two sites over two databases of the cluster, each with a role of its own, created as an
+# administrator would, on nginx's port under their own server names.
+for site in "${SITES[@]}"; do
+    if ! pg createuser -h "$WORK/run" -p "$PGPORT" "market-$site" ||
+        ! pg createdb -h "$WORK/run" -p "$PGPORT" -O "market-$site" "$site"; then
+        give_up "the database of site $site"
+    fi
+done
+SITES_MADE=1
+check "the site templates are installed" test -f /usr/share/market/site.env -a -f /usr/share/market/nginx-site.conf
+site_create() {
+    local site=$1
+    shift
+    market-admin site create "$site" --db "host=$WORK/run port=$PGPORT dbname=$site user=market-$site" \
+        --server-name "$site.test www.$site.test" --listen "127.0.0.1:$PORT" "$@" >"$WORK/log/site-$site.log" 2>&1
+}
+check "market-admin site create shop1 (2 workers, CPUQuota 50%, MemoryMax 256M)" \
+    site_create shop1 --workers 2 --cpu-quota 50% --memory-max 256M
+check "market-admin site create shop-2 (1 worker)" site_create shop-2 --workers 1
+check "site create prints the three commands that start it" bash -c "
+    grep -qx '  systemctl enable --now market-api@shop1.socket market-api@shop1.service market-webhookd@shop1.service' '$WORK/log/site-shop1.log' &&
+    grep -qx '  ln -s /etc/nginx/sites-available/market-shop1.conf /etc/nginx/sites-enabled/' '$WORK/log/site-shop1.log' &&
+    grep -qx '  nginx -t && systemctl reload nginx' '$WORK/log/site-shop1.log'"
+check "site create says systemd is not running instead of calling systemctl" \
+    grep -q '^systemd is not running: no daemon-reload' "$WORK/log/site-shop1.log"
+out=$(market-admin site create shop-2 --db dbname=x --server-name x.test 2>&1)
+rc=$?
+check "site create refuses an existing site (exit $rc: $out)" bash -c "[ $rc = 1 ] && grep -q 'site shop-2 exists' <<<'$out'"
+for name in default ../etc Shop 'a;b' -x; do
+    market-admin site create "$name" --db dbname=x --server-name x.test >/dev/null 2>&1
+    check "site create refuses the name '$name' (exit 2)" test $? = 2
+done
+check "site create refuses --server-name 'a;b' (exit 2)" bash -c \
+    "market-admin site create shop3 --db dbname=x --server-name 'a;b' 2>/dev/null; [ \$? = 2 ]"
+check "site create made no user for a refused site" bash -c "! getent passwd market-shop3"
+
+for site in "${SITES[@]}"; do
+    check "the user market-$site with its own group" test "$(id -gn "market-$site" 2>/dev/null)" = "market-$site"
+    for f in "$site.env" "$site.secret"; do
+        check "/etc/market/sites/$f is 0640 root:market-$site" \
+            test "$(stat -c '%a %U:%G' "/etc/market/sites/$f")" = "640 root:market-$site"
+    done
+    check "site $site: its files folder is 2750 market-$site:www-data" \
+        test "$(stat -c '%a %U:%G' "/var/lib/market/sites/$site")" = "2750 market-$site:www-data"
+    check "site $site: the schema is there" test "$(runuser -u market -- psql -X -A -t -h "$WORK/run" -p "$PGPORT" \
+        -d "$site" -c 'SELECT count(*) FROM schema_migrations')" = "$(find "$ROOT/sql/migrations" -maxdepth 1 -name '*.sql' | wc -l)"
+done
+check "the two sites' secrets differ" bash -c "! cmp -s /etc/market/sites/shop1.secret /etc/market/sites/shop-2.secret"
+check "site shop1's settings name its database, secret, files and metrics" bash -c "
+    grep -qx 'MARKET_DB=\"host=$WORK/run port=$PGPORT dbname=shop1 user=market-shop1\"' /etc/market/sites/shop1.env &&
+    grep -qx 'MARKET_SECRET_FILE=\"/etc/market/sites/shop1.secret\"' /etc/market/sites/shop1.env &&
+    grep -qx 'MARKET_FILES_ROOT=\"/var/lib/market/sites/shop1\"' /etc/market/sites/shop1.env &&
+    grep -qx 'MARKET_METRICS_FILE=\"/run/market-api-shop1/metrics\"' /etc/market/sites/shop1.env &&
+    grep -qx 'MARKET_WORKERS=\"2\"' /etc/market/sites/shop1.env"
+check "site shop-2's units run in market-sites-shop_2.slice (a hyphen is a level of slices)" bash -c "
+    [ -f /etc/systemd/system/market-sites-shop_2.slice ] &&
+    grep -qx 'Slice=market-sites-shop_2.slice' /etc/systemd/system/market-api@shop-2.service.d/site.conf"
+check "site shop1's slice has its limits" bash -c "
+    grep -qx 'CPUQuota=50%' /etc/systemd/system/market-sites-shop1.slice &&
+    grep -qx 'MemoryMax=256M' /etc/systemd/system/market-sites-shop1.slice"
+for unit in market-api market-webhookd market-migrate; do
+    check "$unit@shop1.service runs in the site's slice (drop-in)" \
+        grep -qx 'Slice=market-sites-shop1.slice' "/etc/systemd/system/$unit@shop1.service.d/site.conf"
+done
+# Isolation: one site's user reads its own secret, and nothing of the other site's.
+check "market-shop1 reads its own secret" runuser -u market-shop1 -- test -r /etc/market/sites/shop1.secret
+for f in /etc/market/sites/shop-2.secret /etc/market/sites/shop-2.env; do
+    check "market-shop1 cannot read $f" bash -c "! runuser -u market-shop1 -- cat '$f' >/dev/null 2>&1"
+done
+check "market-shop1 cannot list site shop-2's files" bash -c "! runuser -u market-shop1 -- ls /var/lib/market/sites/shop-2 >/dev/null 2>&1"
+check "market-shop-2 cannot read /etc/market/sites/shop1.secret" bash -c \
+    "! runuser -u market-shop-2 -- cat /etc/market/sites/shop1.secret >/dev/null 2>&1"
+check "market-shop1 cannot read the default site's secret" bash -c \
+    "! runuser -u market-shop1 -- cat /etc/market/secret >/dev/null 2>&1"
+
+# The template units, through an instance: verify (with the site's drop-ins and slice)
+# and the sandbox's exposure.
+INSTANCES=(market-api@shop1.socket market-api@shop1.service market-webhookd@shop1.service
+    market-migrate@shop1.service market-sites-shop1.slice market-sites.slice)
+verify=$(systemd-analyze verify "${INSTANCES[@]}" 2>&1)
+verify_rc=$?
+printf '%s\n' "${verify:-systemd-analyze verify: no message}" | sed 's/^/      verify: /'
+if [ "$verify_rc" = 0 ] && [ -z "$verify" ]; then ok "systemd-analyze verify of site shop1's instances: clean"; else bad "systemd-analyze verify (instances)" "$verify"; fi
+for unit in market-api@shop1 market-webhookd@shop1 market-migrate@shop1; do
+    exposure=$(systemd-analyze security --offline=true --no-pager "$unit.service" 2>&1 |
+        sed -n 's/.*Overall exposure level for .*: \([0-9.]*\) .*/\1/p')
+    check "$unit.service: systemd-analyze security exposure ${exposure:-?} (at most 2.0)" \
+        awk -v e="${exposure:-99}" 'BEGIN { exit !(e <= 2.0) }'
+done
+list=$(market-admin site list)
+printf '%s\n' "$list" | sed 's/^/      site list: /'
+check "site list: both sites, state unknown without systemd, their limits" bash -c "
+    grep -qP '^shop1\tunknown \(systemd not running\)\tunknown\tshop1.test www.shop1.test\t$WORK/run/shop1\t2\t50%\t256M\tdisabled\$' <<<'$list' &&
+    grep -qP '^shop-2\tunknown \(systemd not running\)\t' <<<'$list'"
+check "site list: the default site first" bash -c "grep -qP '^default\tunknown \(systemd not running\)\tunknown\t-\t$WORK/run/market\t2\t-\t-\tsnippet\$' <<<'$list'"
+check "site list --json" bash -c "market-admin site list --json |
+    jq -e 'length == 3 and .[0].name == \"default\" and map(.name) == [\"default\", \"shop-2\", \"shop1\"] and
+        .[1].cpu_quota == null and .[2].cpu_quota == \"50%\"' >/dev/null"
+
+# Each site's units from the templates, %i expanded as systemd would: the socket (made by
+# spawn-fcgi as the .socket describes), the pool and the drainer, as the site's user.
+mkdir -p "$WORK/units"
+instance() { sed "s/%i/$2/g" "/lib/systemd/system/$1" >"$WORK/units/${1/@/@$2}"; echo "$WORK/units/${1/@/@$2}"; }
+declare -A SITE_POOL
+for site in "${SITES[@]}"; do
+    socket_unit=$(instance market-api@.socket "$site")
+    api_unit=$(instance market-api@.service "$site")
+    webhookd_unit=$(instance market-webhookd@.service "$site")
+    sock=$(unit_value "$socket_unit" ListenStream)
+    install -d -m "$(unit_value "$socket_unit" DirectoryMode)" "$(dirname "$sock")"
+    install -d -m "$(unit_value "$api_unit" RuntimeDirectoryMode)" -o "$(unit_value "$api_unit" User)" \
+        -g "$(unit_value "$api_unit" Group)" "/run/$(unit_value "$api_unit" RuntimeDirectory)"
+    env -i PATH="$UNIT_PATH" setsid spawn-fcgi -n -s "$sock" -M "$(unit_value "$socket_unit" SocketMode)" \
+        -U "$(unit_value "$socket_unit" SocketUser)" -G "$(unit_value "$socket_unit" SocketGroup)" \
+        -u "$(unit_value "$api_unit" User)" -g "$(unit_value "$api_unit" Group)" -- \
+        /bin/sh -c "$(unit_env_prefix "$api_unit")exec $(unit_command "$api_unit")" \
+        </dev/null >>"$WORK/log/api-$site.log" 2>&1 &
+    PIDS+=($!)
+    SITE_POOL[$site]=$!
+    mapfile -t ids < <(unit_ids "$webhookd_unit")
+    env -i PATH="$UNIT_PATH" setsid setpriv "${ids[@]}" -- \
+        /bin/sh -c "$(unit_env_prefix "$webhookd_unit")exec $(unit_command "$webhookd_unit")" \
+        </dev/null >>"$WORK/log/webhookd-$site.log" 2>&1 &
+    PIDS+=($!)
+    for ((i = 0; i < 50; i++)); do
+        [ -S "$sock" ] && break
+        sleep 0.1
+    done
+    check "site $site: its socket $sock is $(stat -c '%a %U:%G' "$sock" 2>/dev/null)" \
+        test "$(stat -c '%a %U:%G' "$sock" 2>/dev/null)" = "660 market-$site:www-data"
+done
+sleep 0.5
+for site in "${SITES[@]}"; do
+    want=$(sed -n 's/^MARKET_WORKERS="\(.*\)"$/\1/p' "/etc/market/sites/$site.env")
+    workers=$(pgrep -P "${SITE_POOL[$site]}" -u "market-$site" -x market-api | wc -l)
+    check "site $site: multiwatch runs $want workers as market-$site ($workers)" test "$workers" = "$want"
+done
+# connect(2) to a socket as a user: refused without write permission on it.
+can_connect() {
+    runuser -u "$1" -- /usr/bin/python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1])' "$2" 2>/dev/null
+}
+check "www-data (nginx's workers) can connect to site shop-2's socket" can_connect www-data /run/market/shop-2/api.sock
+check "market-shop-2 can connect to its own socket" can_connect market-shop-2 /run/market/shop-2/api.sock
+if can_connect market-shop1 /run/market/shop-2/api.sock; then
+    bad "market-shop1 connects to site shop-2's socket"
+else
+    ok "market-shop1 cannot connect to site shop-2's socket"
+fi
+check "site shop-2's drainer runs as market-shop-2" bash -c "pgrep -u market-shop-2 -x market-webhookd >/dev/null"
+
+# nginx with the sites' files beside the default site: the administrator's include (here
+# in this private configuration instead of sites-enabled), then a reload.
+# The per-address limits back as packaged (lowered above), since the sites share their
+# zones; then the sites' servers after the plain server, which stays the default one of
+# the port.
+sed -i 's|rate=1r/s;|rate=100r/s;|' /etc/nginx/conf.d/market.conf
+sed -i 's|burst=5 nodelay;|burst=1000 nodelay;|' /etc/nginx/snippets/market.conf
+sed -i '$i\    include /etc/nginx/sites-available/market-shop1.conf;\n    include /etc/nginx/sites-available/market-shop-2.conf;' \
+    "$WORK/nginx/nginx.conf"
+check "nginx -t with the two sites' files" "$NGINX" -t -q "${NGINX_ARGS[@]}"
+"$NGINX" "${NGINX_ARGS[@]}" -s reload
+sleep 1.5
+# market-admin as a site's administrator runs it: its settings, as its user.
+site_admin() {
+    local site=$1
+    shift
+    # shellcheck disable=SC2016  # expanded by that sh
+    runuser -u "market-$site" -- env -i PATH="$UNIT_PATH" \
+        sh -c 'set -a; . "$0"; set +a; exec market-admin "$@"' "/etc/market/sites/$site.env" "$@"
+}
+declare -A SITE_KEY
+for site in "${SITES[@]}"; do
+    # The ids without the hyphen, which an id may not hold.
+    doc=$(jq -n --arg s "${site//-/_}" --arg r "$RUN" '{mode: "test",
+        accounts: [{id: "acct_\($s)_\($r)", email: "\($s)@example.com"}],
+        sellers: [{id: "\($s)-\($r)", account: "acct_\($s)_\($r)", name: "Shop \($s)"}],
+        products: [{id: "prod_\($s)_\($r)", seller: "\($s)-\($r)", title: "Font of \($s)", description: "d",
+            category: "fonts", currency: "USD", status: "published",
+            tiers: [{id: "tier_\($s)_\($r)", name: "Personal", price: 5, licence: {}}], files: []}]}')
+    check "site $site: market-admin import as market-$site" site_admin "$site" import - <<<"$doc"
+    SITE_KEY[$site]=$(site_admin "$site" key create --account "acct_${site//-/_}_$RUN" --mode test --access read-only) ||
+        give_up "site $site: key create"
+done
+# products HOST KEY: the ids of the products a list answers, or the HTTP status.
+products() {
+    curl -s -H "Host: $1" -H "Authorization: Bearer $2" -w '\n%{http_code}' "$BASE/v1/products?limit=10" |
+        { mapfile -t lines; code=${lines[-1]}; if [ "$code" = 200 ]; then printf '%s\n' "${lines[@]:0:${#lines[@]}-1}" | jq -r '[.data[].id] | join(",")'; else echo "$code"; fi; }
+}
+for site in "${SITES[@]}"; do
+    got=$(products "$site.test" "${SITE_KEY[$site]}")
+    check "$site.test serves site $site's own catalogue ($got)" test "$got" = "prod_${site//-/_}_$RUN"
+    got=$(products "www.$site.test" "${SITE_KEY[$site]}")
+    check "www.$site.test too ($got)" test "$got" = "prod_${site//-/_}_$RUN"
+    check "$site.test: /healthz 200 from site $site's pool" \
+        test "$(curl -s -o /dev/null -w '%{http_code}' -H "Host: $site.test" "$BASE/healthz")" = 200
+done
+check "a key of site shop1 is refused by site shop-2 (401)" test "$(products shop-2.test "${SITE_KEY[shop1]}")" = 401
+check "a key of site shop-2 is refused by site shop1 (401)" test "$(products shop1.test "${SITE_KEY[shop-2]}")" = 401
+check "a key of site shop1 is refused by the default site (401)" test "$(products 127.0.0.1 "${SITE_KEY[shop1]}")" = 401
+check "the default site's key is refused by site shop1 (401)" test "$(products shop1.test "$KEY")" = 401
+check "site shop1's requests are in its own nginx log" grep -q '"GET /v1/products?limit=10 HTTP/1.1" 200 ' \
+    /var/log/nginx/market-shop1.access.log
+check "site shop1's nginx logs are 0640 root:adm" bash -c \
+    "[ \"\$(stat -c '%a %U:%G' /var/log/nginx/market-shop1.access.log /var/log/nginx/market-shop1.error.log | sort -u)\" = '640 root:adm' ]"
+check "market-shop-2 cannot read site shop1's nginx log" bash -c \
+    "! runuser -u market-shop-2 -- cat /var/log/nginx/market-shop1.access.log >/dev/null 2>&1"
+
+# An upgrade: a new version's migration, and site shop-2's database refusing connections.
+# The package's own postinst, run as dpkg runs it for an upgrade from 0.9, runs it for
+# every site (market-admin site upgrade): shop1 migrated, shop-2 named as failed, and the
+# configuration still succeeds.
+cat >/usr/share/market/sql/999_package_check.sql <<'EOF'
+CREATE TABLE package_check_upgrade (id int);
+EOF
+runuser -u market -- psql -X -q -h "$WORK/run" -p "$PGPORT" -d market -c 'ALTER DATABASE "shop-2" ALLOW_CONNECTIONS false'
+DPKG_MAINTSCRIPT_PACKAGE=market DPKG_MAINTSCRIPT_NAME=postinst \
+    /var/lib/dpkg/info/market.postinst configure 0.9 >"$WORK/log/postinst-upgrade.log" 2>&1
+postinst_rc=$?
+sed 's/^/      postinst: /' "$WORK/log/postinst-upgrade.log" | grep -v '^      postinst: applied\|vacuumed' | head -n 20
+check "the postinst of an upgrade succeeds though one site's migrations fail" test "$postinst_rc" = 0
+check "it says site shop1 migrated and site shop-2 failed" bash -c "
+    grep -q '^site shop1: migrated' '$WORK/log/postinst-upgrade.log' &&
+    grep -q '^site shop-2: the migrations failed' '$WORK/log/postinst-upgrade.log' &&
+    grep -q 'the migrations of these sites failed (see above): shop-2\$' '$WORK/log/postinst-upgrade.log'"
+table() { runuser -u market -- psql -X -A -t -h "$WORK/run" -p "$PGPORT" -d "$1" -c "SELECT to_regclass('package_check_upgrade') IS NOT NULL"; }
+check "site shop1's database has the new migration" test "$(table shop1)" = t
+check "the default site's database was not touched by the sites' upgrade" test "$(table market)" = f
+upgrade_out=$(market-admin site upgrade 2>&1)
+rc=$?
+check "market-admin site upgrade: exit $rc, naming shop-2 only" bash -c "
+    [ $rc = 1 ] && grep -q 'failed (see above): shop-2\$' <<<'$upgrade_out' && grep -q '^site shop1: migrated' <<<'$upgrade_out'"
+runuser -u market -- psql -X -q -h "$WORK/run" -p "$PGPORT" -d market -c 'ALTER DATABASE "shop-2" ALLOW_CONNECTIONS true'
+check "once its database answers, site upgrade shop-2 migrates it" market-admin site upgrade shop-2
+check "site shop-2's database has the new migration" test "$(table shop-2)" = t
+rm -f /usr/share/market/sql/999_package_check.sql
+
+# One site removed: its units' state and nginx file go, its settings stay (without
+# --purge), and the other site still serves.
+check "market-admin site remove shop1" bash -c "market-admin site remove shop1 >'$WORK/log/site-remove.log' 2>&1"
+check "site remove says systemd is not running" grep -q '^systemd is not running' "$WORK/log/site-remove.log"
+check "removed: site shop1's slice, drop-ins and nginx file are gone" bash -c \
+    "! ls /etc/systemd/system/market-sites-shop1.slice /etc/systemd/system/market-api@shop1.service.d \
+        /etc/nginx/sites-available/market-shop1.conf 2>/dev/null | grep -q ."
+check "removed: site shop1's settings and secret stay" test -f /etc/market/sites/shop1.env -a -f /etc/market/sites/shop1.secret
+check "site list: shop1 removed (settings kept)" bash -c "market-admin site list | grep -qP '^shop1\tremoved \(settings kept\)\t'"
+stop_pid "${SITE_POOL[shop1]}"
+sed -i '/market-shop1.conf;/d' "$WORK/nginx/nginx.conf"
+"$NGINX" "${NGINX_ARGS[@]}" -s reload
+sleep 1.5
+got=$(products shop-2.test "${SITE_KEY[shop-2]}")
+check "site shop-2 still serves its catalogue ($got)" test "$got" = "prod_shop_2_$RUN"
+check "market-admin site remove shop1 --purge: its settings and secret go" bash -c \
+    "market-admin site remove shop1 --purge >/dev/null && [ ! -e /etc/market/sites/shop1.env ] && [ ! -e /etc/market/sites/shop1.secret ]"
+check "the database of site shop1 stays" test "$(runuser -u market -- psql -X -A -t -h "$WORK/run" -p "$PGPORT" -d shop1 -c 'SELECT 1')" = 1
+
+# --- 6. remove, then purge -------------------------------------------------------------------------
 stop_started
 pg pg_ctl stop -D "$WORK/pg" -m fast -w -s && PG_STARTED=0
 if timed "apt-get remove" apt-get remove -y -q market >>"$WORK/log/apt.log" 2>&1; then ok "apt-get remove"; else bad "apt-get remove" "$(tail -n 20 "$WORK/log/apt.log")"; fi
@@ -439,7 +731,11 @@ check "removed: /etc/market/market.env stays" test -f /etc/market/market.env
 check "removed: the secret stays" test -f /etc/market/secret
 if timed "apt-get purge" apt-get purge -y -q market >>"$WORK/log/apt.log" 2>&1; then ok "apt-get purge"; else bad "apt-get purge" "$(tail -n 20 "$WORK/log/apt.log")"; fi
 check "purged: /etc/market is gone" test ! -e /etc/market
-check "purged: the nginx files are gone" test ! -e /etc/nginx/snippets/market.conf -a ! -e /etc/nginx/conf.d/market.conf
+check "purged: the nginx files are gone" test ! -e /etc/nginx/snippets/market.conf -a ! -e /etc/nginx/conf.d/market.conf \
+    -a ! -e /etc/nginx/snippets/market-sites-fastcgi.conf
+check "purged: the sites' settings, nginx file, slice and drop-ins are gone" bash -c \
+    "! ls /etc/nginx/sites-available/market-shop-2.conf /etc/systemd/system/market-sites-shop_2.slice \
+        /etc/systemd/system/market-api@shop-2.service.d 2>/dev/null | grep -q ."
 check "purged: dpkg forgets the package" bash -c "! dpkg-query -W -f='\${Status}' market 2>/dev/null | grep -q 'installed\|config-files'"
 
 tally

@@ -38,6 +38,7 @@ Suite *mime_suite(void);
 Suite *prune_pass_suite(void);
 Suite *resolver_suite(void);
 Suite *retry_suite(void);
+Suite *site_text_suite(void);
 Suite *target_suite(void);
 
 /* The conninfo of a scratch database for the cases that need PostgreSQL (MARKET_TEST_DB),
