@@ -105,3 +105,18 @@ bool db_hosts_parse(const char *conninfo, db_hosts *out)
     PQconninfoFree(options);
     return ok;
 }
+
+bool db_conninfo_value(const char *conninfo, const char *keyword, char *out, size_t len)
+{
+    if (len > 0)
+        out[0] = '\0';
+    PQconninfoOption *options = PQconninfoParse(conninfo, NULL);
+    if (options == NULL)
+        return false;
+    for (const PQconninfoOption *o = options; o->keyword != NULL; o++) {
+        if (strcmp(o->keyword, keyword) == 0 && o->val != NULL && len > 0)
+            snprintf(out, len, "%s", o->val);
+    }
+    PQconninfoFree(options);
+    return true;
+}

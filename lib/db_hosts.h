@@ -11,6 +11,7 @@
 #define MARKET_DB_HOSTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define DB_HOSTS_MAX 8
 
@@ -33,5 +34,11 @@ typedef struct {
  * empty entry cannot be passed to one host on its own): the caller then lets libpq
  * connect as usual. Environment variables (PGHOST and the like) are not read. */
 bool db_hosts_parse(const char *conninfo, db_hosts *out);
+
+/* The value conninfo gives keyword (host, dbname...), read with libpq's own parser, into
+ * out (always terminated, cut at len - 1 bytes); "" when the string does not give it. False
+ * when libpq would refuse the string. For showing where a connection goes: never ask it
+ * for the password. */
+bool db_conninfo_value(const char *conninfo, const char *keyword, char *out, size_t len);
 
 #endif

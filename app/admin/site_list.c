@@ -4,8 +4,7 @@
  * site whose migrations fail is stopped alone and the others carry on. */
 #include <dirent.h>
 #include <errno.h>
-#include <json-c/json.h>
-#include <libpq-fe.h>
+#include <json.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "admin.h"
+#include "db_hosts.h"
 #include "mem.h"
 #include "site.h"
 
@@ -115,19 +115,13 @@ static void file_value(const char *path, const char *key, char *out, size_t outs
 /* host/dbname of a connection string (never its password). */
 static void database_of(const char *conninfo, char *out, size_t outsz)
 {
-    snprintf(out, outsz, "-");
-    PQconninfoOption *opts = PQconninfoParse(conninfo, NULL);
-    if (opts == NULL)
+    char host[256], dbname[256];
+    if (!db_conninfo_value(conninfo, "host", host, sizeof host) ||
+        !db_conninfo_value(conninfo, "dbname", dbname, sizeof dbname)) {
+        snprintf(out, outsz, "-");
         return;
-    const char *host = "", *dbname = "";
-    for (PQconninfoOption *o = opts; o->keyword != NULL; o++) {
-        if (o->val != NULL && strcmp(o->keyword, "host") == 0)
-            host = o->val;
-        else if (o->val != NULL && strcmp(o->keyword, "dbname") == 0)
-            dbname = o->val;
     }
     snprintf(out, outsz, "%s/%s", host, dbname);
-    PQconninfoFree(opts);
 }
 
 typedef struct {

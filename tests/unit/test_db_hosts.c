@@ -106,6 +106,24 @@ START_TEST(what_cannot_be_split_is_left_to_libpq)
 }
 END_TEST
 
+START_TEST(conninfo_value_reads_one_keyword)
+{
+    char out[64];
+    ck_assert(
+        db_conninfo_value("host=/run/pg dbname=shop1 password=secret", "dbname", out, sizeof out));
+    ck_assert_str_eq(out, "shop1");
+    ck_assert(db_conninfo_value("postgresql://u@db.example:5433/shop2", "host", out, sizeof out));
+    ck_assert_str_eq(out, "db.example");
+    ck_assert(db_conninfo_value("dbname=x", "host", out, sizeof out));
+    ck_assert_str_eq(out, "");
+    char tiny[4];
+    ck_assert(db_conninfo_value("dbname=longname", "dbname", tiny, sizeof tiny));
+    ck_assert_str_eq(tiny, "lon");
+    ck_assert(!db_conninfo_value("dbname='unterminated", "dbname", out, sizeof out));
+    ck_assert_str_eq(out, "");
+}
+END_TEST
+
 Suite *db_hosts_suite(void)
 {
     Suite *s = suite_create("db_hosts");
@@ -116,6 +134,7 @@ Suite *db_hosts_suite(void)
     tcase_add_test(tc, a_uri_lists_its_hosts_too);
     tcase_add_test(tc, connect_timeout_is_read_as_libpq_does);
     tcase_add_test(tc, what_cannot_be_split_is_left_to_libpq);
+    tcase_add_test(tc, conninfo_value_reads_one_keyword);
     suite_add_tcase(s, tc);
     return s;
 }
