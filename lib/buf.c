@@ -1,6 +1,7 @@
 #include "buf.h"
 #include "mem.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,4 +99,31 @@ void buf_printf(buf *b, const char *fmt, ...)
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);
     b->len += (size_t)n;
+}
+
+bool buf_append_stream(buf *b, FILE *f)
+{
+    char chunk[16384];
+    size_t n;
+    errno = 0;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        buf_append(b, chunk, n);
+    if (ferror(f)) {
+        if (errno == 0)
+            errno = EIO;
+        return false;
+    }
+    return true;
+}
+
+bool buf_append_file(buf *b, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return false;
+    bool ok = buf_append_stream(b, f);
+    int saved = errno;
+    fclose(f);
+    errno = saved;
+    return ok;
 }

@@ -7,7 +7,9 @@
 #ifndef MARKET_BUF_H
 #define MARKET_BUF_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "arena.h"
 
@@ -26,5 +28,10 @@ void buf_append(buf *b, const void *data, size_t len);
 void buf_puts(buf *b, const char *s);
 void buf_putc(buf *b, char c);
 void buf_printf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends what is left to read of f (which stays open); false on a read error, errno set
+ * (EIO when the C library left none). */
+bool buf_append_stream(buf *b, FILE *f);
+/* Appends the whole file at path; false (errno set) when it cannot be opened or read. */
+bool buf_append_file(buf *b, const char *path);
 
 #endif

@@ -15,12 +15,8 @@ static void read_all(const char *name, buf *out)
     FILE *f = strcmp(name, "-") == 0 ? stdin : fopen(name, "rb");
     if (f == NULL)
         fail("import: %s: %s", name, strerror(errno));
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        buf_append(out, chunk, n);
-    if (ferror(f))
-        fail("import: %s: read error", name);
+    if (!buf_append_stream(out, f))
+        fail("import: %s: %s", name, strerror(errno));
     if (f != stdin)
         fclose(f);
 }

@@ -52,18 +52,10 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 
 static char *read_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        fail("migrate: %s: %s", path, strerror(errno));
     buf b;
     buf_init(&b, 65536);
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        buf_append(&b, chunk, n);
-    if (ferror(f))
-        fail("migrate: %s: read error", path);
-    fclose(f);
+    if (!buf_append_file(&b, path))
+        fail("migrate: %s: %s", path, strerror(errno));
     if (strlen(b.data) != b.len)
         fail("migrate: %s: contains a NUL byte", path);
     return b.data;

@@ -114,20 +114,12 @@ int site_systemctl(const char *verb, const char *const *units)
 
 char *site_read(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
     buf b;
     buf_init(&b, 8192);
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        buf_append(&b, chunk, n);
-    bool bad = ferror(f) != 0;
-    fclose(f);
-    if (bad) {
+    if (!buf_append_file(&b, path)) {
+        int saved = errno;
         buf_free(&b);
-        errno = EIO;
+        errno = saved;
         return NULL;
     }
     return b.data;

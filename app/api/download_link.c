@@ -44,8 +44,11 @@ static void respond_link(request *r, const char *download, const char *token,
 }
 
 /* The effect: answers 201, 404 or 409 (or 5xx from request_query). */
-static void mint(request *r, const char *download, long ttl)
+static void mint(request *r, bool in_transaction)
 {
+    (void)in_transaction; /* one statement: atomic on its own */
+    const char *download = r->in.id;
+    long ttl = r->in.expires_in;
     if (!ids_prefixed_valid(download, "dl_")) {
         respond_missing(r, "download");
         return;
@@ -73,10 +76,5 @@ static void mint(request *r, const char *download, long ttl)
 
 void handle_download_link(request *r)
 {
-    idem_state st;
-    if (!idem_begin(r, r->route_label, &st))
-        return;
-    if (idem_guard(r, &st))
-        mint(r, r->in.id, r->in.expires_in);
-    idem_finish(r, &st);
+    idem_run(r, mint);
 }

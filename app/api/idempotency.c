@@ -157,3 +157,13 @@ void idem_finish(request *r, idem_state *st)
     if (!db_commit(r->w->db))
         respond_unavailable(r); /* neither the effect nor the stored response remains */
 }
+
+void idem_run(request *r, idem_effect *effect)
+{
+    idem_state st;
+    if (!idem_begin(r, r->route_label, &st))
+        return;
+    if (idem_guard(r, &st))
+        effect(r, st.active);
+    idem_finish(r, &st);
+}

@@ -12,10 +12,12 @@
  * The handler's effect runs inside that same transaction, and idem_finish stores the
  * response and commits both at once.
  *
- * Use, in a POST handler, after its input checks (request_json_body included):
+ * Use, in a changing route's handler, after its input checks: idem_run(r, effect), where
+ * effect answers success or error. idem_run is this sequence, for the rare handler that
+ * needs it spelled out:
  *
  *     idem_state st;
- *     if (!idem_begin(r, "POST /v1/things", &st))
+ *     if (!idem_begin(r, r->route_label, &st))
  *         return;                     // answered: replay, 409, 400 or 503
  *     if (idem_guard(r, &st))
  *         ...the effect, which answers success or error...
@@ -50,5 +52,13 @@ bool idem_guard(request *r, const idem_state *st);
 /* Stores the response (status below 500) with the key and commits the effect with it,
  * or rolls both back. A failure to commit replaces the response with 503. */
 void idem_finish(request *r, idem_state *st);
+
+/* The effect of a changing route, run at most once per Idempotency-Key: in_transaction
+ * says a key was given, so that a transaction is open already (the effect must not open
+ * its own). */
+typedef void idem_effect(request *r, bool in_transaction);
+
+/* idem_begin, idem_guard, effect, idem_finish, under the route's own label. */
+void idem_run(request *r, idem_effect *effect);
 
 #endif

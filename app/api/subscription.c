@@ -16,7 +16,6 @@
 
 #include "crypto.h"
 #include "db_array.h"
-#include "idempotency.h"
 #include "netcheck.h"
 #include "resolve.h"
 #include "text.h"
@@ -96,16 +95,6 @@ void subscription_write(json_writer *j, const PGresult *res, int row, int first,
     jw_kv_string(j, "created_at", db_text(res, row, first + 6));
     jw_kv_string(j, "updated_at", db_text(res, row, first + 7));
     jw_object_end(j);
-}
-
-void subscription_act_without_body(request *r, void (*effect)(request *r, const char *id))
-{
-    idem_state st;
-    if (!idem_begin(r, r->route_label, &st))
-        return;
-    if (idem_guard(r, &st))
-        effect(r, r->in.id);
-    idem_finish(r, &st);
 }
 
 bool subscription_found(request *r, const PGresult *res)

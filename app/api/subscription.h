@@ -28,11 +28,6 @@ bool subscription_check_host(request *r);
  * parameter. */
 const char *subscription_events_literal(request *r, unsigned events);
 
-/* The whole of a route that acts on one subscription and takes no body (DELETE, test):
- * effect(r, id) of the path's id under Idempotency-Key (idempotency.h: a replay answers
- * as the first request did). */
-void subscription_act_without_body(request *r, void (*effect)(request *r, const char *id));
-
 /* Whether a statement that returns the subscription's row or none found it; answers 404
  * resource_missing when it did not. res NULL: already answered (request_query failed). */
 bool subscription_found(request *r, const PGresult *res);

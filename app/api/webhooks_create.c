@@ -82,8 +82,9 @@ static void insert_subscription(request *r, const api_input *in)
 }
 
 /* Without an Idempotency-Key there is no transaction yet: the lock needs one. */
-static void create(request *r, const api_input *in, bool in_transaction)
+static void create(request *r, bool in_transaction)
 {
+    const api_input *in = &r->in;
     if (in_transaction) {
         insert_subscription(r, in);
         return;
@@ -103,10 +104,5 @@ void handle_webhooks_create(request *r)
 {
     if (!subscription_check_host(r))
         return;
-    idem_state st;
-    if (!idem_begin(r, r->route_label, &st))
-        return;
-    if (idem_guard(r, &st))
-        create(r, &r->in, st.active);
-    idem_finish(r, &st);
+    idem_run(r, create);
 }

@@ -7,12 +7,15 @@
  * deliveries as endpoint_deleted, unsent, unless a drainer has already begun to send one.
  * Honours Idempotency-Key like every change. */
 #include "handlers.h"
+#include "idempotency.h"
 #include "subscription.h"
 
 DB_STMT(webhook_delete, "SELECT subscription_id FROM webhook_subscription_delete($1, $2, $3)", 3);
 
-static void delete_subscription(request *r, const char *id)
+static void delete_subscription(request *r, bool in_transaction)
 {
+    (void)in_transaction; /* one statement: atomic on its own */
+    const char *id = r->in.id;
     const char *params[] = {id, r->caller.account_id, r->caller.mode};
     if (!subscription_found(r, request_query(r, &webhook_delete, params)))
         return;
@@ -27,5 +30,5 @@ static void delete_subscription(request *r, const char *id)
 
 void handle_webhooks_delete(request *r)
 {
-    subscription_act_without_body(r, delete_subscription);
+    idem_run(r, delete_subscription);
 }

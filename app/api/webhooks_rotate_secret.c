@@ -27,8 +27,11 @@ DB_STMT(webhook_rotate_secret,
         " RETURNING " SUBSCRIPTION_COLUMNS,
         5);
 
-static void rotate(request *r, const char *id, long expire_old_in)
+static void rotate(request *r, bool in_transaction)
 {
+    (void)in_transaction; /* one statement: atomic on its own */
+    const char *id = r->in.id;
+    long expire_old_in = r->in.expire_old_in;
     buf *sealed = request_buf(r, 128);
     const char *secret = subscription_new_secret(r, sealed);
     char seconds[24];
@@ -43,10 +46,5 @@ static void rotate(request *r, const char *id, long expire_old_in)
 
 void handle_webhooks_rotate_secret(request *r)
 {
-    idem_state st;
-    if (!idem_begin(r, r->route_label, &st))
-        return;
-    if (idem_guard(r, &st))
-        rotate(r, r->in.id, r->in.expire_old_in);
-    idem_finish(r, &st);
+    idem_run(r, rotate);
 }

@@ -7,12 +7,15 @@
  * (013_webhook_test_event.sql). No body (a field is parameter_unknown). Honours
  * Idempotency-Key: a replay answers the same event and queues nothing more. */
 #include "handlers.h"
+#include "idempotency.h"
 #include "subscription.h"
 
 DB_STMT(webhook_test_event, "SELECT event_id, event_body FROM webhook_emit_test($1, $2, $3)", 3);
 
-static void queue_test_event(request *r, const char *id)
+static void queue_test_event(request *r, bool in_transaction)
 {
+    (void)in_transaction; /* one statement: atomic on its own */
+    const char *id = r->in.id;
     const char *params[] = {id, r->caller.account_id, r->caller.mode};
     PGresult *res = request_query(r, &webhook_test_event, params);
     if (!subscription_found(r, res))
@@ -23,5 +26,5 @@ static void queue_test_event(request *r, const char *id)
 
 void handle_webhooks_test(request *r)
 {
-    subscription_act_without_body(r, queue_test_event);
+    idem_run(r, queue_test_event);
 }

@@ -32,8 +32,11 @@ DB_STMT(webhook_update,
         " RETURNING " SUBSCRIPTION_COLUMNS,
         7);
 
-static void update(request *r, const char *id, const api_input *in)
+static void update(request *r, bool in_transaction)
 {
+    (void)in_transaction; /* one statement: atomic on its own */
+    const api_input *in = &r->in;
+    const char *id = in->id;
     const char *params[] = {id,
                             r->caller.account_id,
                             r->caller.mode,
@@ -48,10 +51,5 @@ void handle_webhooks_update(request *r)
 {
     if (!subscription_check_host(r))
         return;
-    idem_state st;
-    if (!idem_begin(r, r->route_label, &st))
-        return;
-    if (idem_guard(r, &st))
-        update(r, r->in.id, &r->in);
-    idem_finish(r, &st);
+    idem_run(r, update);
 }

@@ -12,15 +12,7 @@
 /* Appends the whole file to b; false (errno set) if it cannot be read. */
 static bool append_file(buf *b, const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return false;
-    char chunk[16384];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        buf_append(b, chunk, n);
-    bool ok = !ferror(f);
-    fclose(f);
+    bool ok = buf_append_file(b, path);
     /* Keep the next file's first line apart from this file's last one. */
     if (ok && b->len > 0 && b->data[b->len - 1] != '\n')
         buf_putc(b, '\n');

@@ -1,5 +1,8 @@
 /* buf: the growable response buffer. */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "arena.h"
 #include "buf.h"
@@ -131,6 +134,31 @@ START_TEST(arena_buffer_grows_in_its_arena)
 }
 END_TEST
 
+START_TEST(appends_a_whole_file)
+{
+    char path[] = "/tmp/market-buf-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    char big[40000];
+    memset(big, 'x', sizeof big);
+    ck_assert_int_eq(write(fd, big, sizeof big), (int)sizeof big);
+    close(fd);
+    buf file;
+    buf_init(&file, 16);
+    buf_puts(&file, "head:");
+    ck_assert(buf_append_file(&file, path));
+    ck_assert_uint_eq(file.len, 5 + sizeof big);
+    ck_assert_int_eq(file.data[file.len - 1], 'x');
+    ck_assert_int_eq(file.data[file.len], '\0');
+    unlink(path);
+    errno = 0;
+    ck_assert(!buf_append_file(&file, path));
+    ck_assert_int_eq(errno, ENOENT);
+    ck_assert_uint_eq(file.len, 5 + sizeof big);
+    buf_free(&file);
+}
+END_TEST
+
 Suite *buf_suite(void)
 {
     Suite *s = suite_create("buf");
@@ -145,6 +173,7 @@ Suite *buf_suite(void)
     tcase_add_test(tc, reusable_after_free);
     tcase_add_test(tc, init_with_capacity);
     tcase_add_test(tc, arena_buffer_grows_in_its_arena);
+    tcase_add_test(tc, appends_a_whole_file);
     suite_add_tcase(s, tc);
     return s;
 }
