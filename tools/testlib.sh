@@ -3,7 +3,9 @@
 #
 #   . "$REPO/tools/testlib.sh"
 #   port=$(free_port [FIRST-LAST])   a TCP port nothing listens on: one of FIRST-LAST when
-#                                    given and one is free, else one of 20000-60999
+#                                    given and one is free, else one of 20000-32767 (below
+#                                    the kernel's ephemeral range, 32768-60999 on Linux,
+#                                    where outgoing connections take ports at any moment)
 #   make_test_tls DIR NAME [SAN...]  a throwaway CA named NAME and a certificate for
 #                                    localhost and 127.0.0.1 (and each extra SAN given,
 #                                    such as IP:10.1.2.3 or DNS:recv.test) signed by it:
@@ -22,7 +24,7 @@ port_in_use() { ss -ltnH "sport = :$1" 2>/dev/null | grep -q .; }
 
 free_port() {
     local range p i
-    for range in ${1:+"$1"} 20000-60999; do
+    for range in ${1:+"$1"} 20000-32767; do
         for ((i = 0; i < 100; i++)); do
             p=$(shuf -i "$range" -n 1)
             if ! port_in_use "$p"; then

@@ -27,7 +27,7 @@ cd "$HERE"
 
 say() { printf 'clients/js: %s\n' "$*" >&2; }
 
-# A free port: 18100-18199 first, else anywhere in 20000-60999.
+# A free port: 18100-18199 first, else anywhere in 20000-32767 (tools/testlib.sh).
 
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/market-js.XXXXXX")
 status=1

@@ -64,7 +64,9 @@ trap cleanup EXIT
 
 free_port() {
     local p
-    for p in $(seq $((56000 + RANDOM % 2000)) 58999); do
+    # Below the kernel's ephemeral range (32768-60999), where outgoing connections take
+    # ports at any moment.
+    for p in $(seq $((29000 + RANDOM % 2000)) 31999); do
         if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
             echo "$p"
             return 0

@@ -263,8 +263,39 @@ unit_ids() {
     printf '%s\n' "--reuid=$(unit_value "$1" User)" "--regid=$(unit_value "$1" Group)" --init-groups
 }
 
-PGPORT=$(free_port 20000-60999) || give_up "a free port for PostgreSQL"
-PORT=$(free_port 20000-60999) || give_up "a free port for nginx"
+# Starts a pool and its drainer from their installed units, as systemd would (it is not
+# running here): the socket made by spawn-fcgi as SOCKET_UNIT describes it (path, mode,
+# owner, group) and handed to the pool's command, run as its user in the runtime directory
+# systemd would make; the drainer's command as its user. Their output goes to
+# $WORK/log/api$4.log and webhookd$4.log. Waits up to 5 s for the socket; POOL_PID is the
+# pool's pid.
+start_units() { # SOCKET_UNIT API_UNIT WEBHOOKD_UNIT LOG_SUFFIX
+    local socket_unit=$1 api_unit=$2 webhookd_unit=$3 suffix=$4 sock i
+    local -a ids
+    sock=$(unit_value "$socket_unit" ListenStream)
+    install -d -m "$(unit_value "$socket_unit" DirectoryMode)" "$(dirname "$sock")"
+    install -d -m "$(unit_value "$api_unit" RuntimeDirectoryMode)" -o "$(unit_value "$api_unit" User)" \
+        -g "$(unit_value "$api_unit" Group)" "/run/$(unit_value "$api_unit" RuntimeDirectory)"
+    env -i PATH="$UNIT_PATH" setsid spawn-fcgi -n -s "$sock" -M "$(unit_value "$socket_unit" SocketMode)" \
+        -U "$(unit_value "$socket_unit" SocketUser)" -G "$(unit_value "$socket_unit" SocketGroup)" \
+        -u "$(unit_value "$api_unit" User)" -g "$(unit_value "$api_unit" Group)" -- \
+        /bin/sh -c "$(unit_env_prefix "$api_unit")exec $(unit_command "$api_unit")" \
+        </dev/null >>"$WORK/log/api$suffix.log" 2>&1 &
+    POOL_PID=$!
+    PIDS+=("$POOL_PID")
+    mapfile -t ids < <(unit_ids "$webhookd_unit")
+    env -i PATH="$UNIT_PATH" setsid setpriv "${ids[@]}" -- \
+        /bin/sh -c "$(unit_env_prefix "$webhookd_unit")exec $(unit_command "$webhookd_unit")" \
+        </dev/null >>"$WORK/log/webhookd$suffix.log" 2>&1 &
+    PIDS+=($!)
+    for ((i = 0; i < 50; i++)); do
+        [ -S "$sock" ] && break
+        sleep 0.1
+    done
+}
+
+PGPORT=$(free_port) || give_up "a free port for PostgreSQL"
+PORT=$(free_port) || give_up "a free port for nginx"
 mkdir -p "$WORK/run" "$WORK/pg"
 touch "$WORK/log/postgresql.log"
 chown market:market "$WORK/run" "$WORK/pg" "$WORK/log/postgresql.log"
@@ -296,27 +327,9 @@ check "the schema is there" test "$(runuser -u market -- psql -X -A -t -h "$WORK
 # market-api.socket + market-api.service: the socket as systemd makes it, then the pool's
 # command as its user, in the runtime directory systemd would make.
 SOCKET_UNIT=/lib/systemd/system/market-api.socket
-API=/lib/systemd/system/market-api.service
 SOCK=$(unit_value "$SOCKET_UNIT" ListenStream)
-install -d -m "$(unit_value "$SOCKET_UNIT" DirectoryMode)" "$(dirname "$SOCK")"
-install -d -m "$(unit_value "$API" RuntimeDirectoryMode)" -o "$(unit_value "$API" User)" \
-    -g "$(unit_value "$API" Group)" "/run/$(unit_value "$API" RuntimeDirectory)"
-env -i PATH="$UNIT_PATH" setsid spawn-fcgi -n -s "$SOCK" -M "$(unit_value "$SOCKET_UNIT" SocketMode)" \
-    -U "$(unit_value "$SOCKET_UNIT" SocketUser)" -G "$(unit_value "$SOCKET_UNIT" SocketGroup)" \
-    -u "$(unit_value "$API" User)" -g "$(unit_value "$API" Group)" -- \
-    /bin/sh -c "$(unit_env_prefix "$API")exec $(unit_command "$API")" \
-    </dev/null >>"$WORK/log/api.log" 2>&1 &
-PIDS+=($!)
-WEBHOOKD=/lib/systemd/system/market-webhookd.service
-mapfile -t ids < <(unit_ids "$WEBHOOKD")
-env -i PATH="$UNIT_PATH" setsid setpriv "${ids[@]}" -- \
-    /bin/sh -c "$(unit_env_prefix "$WEBHOOKD")exec $(unit_command "$WEBHOOKD")" \
-    </dev/null >>"$WORK/log/webhookd.log" 2>&1 &
-PIDS+=($!)
-for ((i = 0; i < 50; i++)); do
-    [ -S "$SOCK" ] && break
-    sleep 0.1
-done
+start_units "$SOCKET_UNIT" /lib/systemd/system/market-api.service \
+    /lib/systemd/system/market-webhookd.service ""
 check "the pool's socket is $(stat -c '%a %U:%G' "$SOCK" 2>/dev/null)" \
     test "$(stat -c '%a %U:%G' "$SOCK" 2>/dev/null)" = "660 market:www-data"
 sleep 0.5
@@ -575,25 +588,8 @@ for site in "${SITES[@]}"; do
     api_unit=$(instance market-api@.service "$site")
     webhookd_unit=$(instance market-webhookd@.service "$site")
     sock=$(unit_value "$socket_unit" ListenStream)
-    install -d -m "$(unit_value "$socket_unit" DirectoryMode)" "$(dirname "$sock")"
-    install -d -m "$(unit_value "$api_unit" RuntimeDirectoryMode)" -o "$(unit_value "$api_unit" User)" \
-        -g "$(unit_value "$api_unit" Group)" "/run/$(unit_value "$api_unit" RuntimeDirectory)"
-    env -i PATH="$UNIT_PATH" setsid spawn-fcgi -n -s "$sock" -M "$(unit_value "$socket_unit" SocketMode)" \
-        -U "$(unit_value "$socket_unit" SocketUser)" -G "$(unit_value "$socket_unit" SocketGroup)" \
-        -u "$(unit_value "$api_unit" User)" -g "$(unit_value "$api_unit" Group)" -- \
-        /bin/sh -c "$(unit_env_prefix "$api_unit")exec $(unit_command "$api_unit")" \
-        </dev/null >>"$WORK/log/api-$site.log" 2>&1 &
-    PIDS+=($!)
-    SITE_POOL[$site]=$!
-    mapfile -t ids < <(unit_ids "$webhookd_unit")
-    env -i PATH="$UNIT_PATH" setsid setpriv "${ids[@]}" -- \
-        /bin/sh -c "$(unit_env_prefix "$webhookd_unit")exec $(unit_command "$webhookd_unit")" \
-        </dev/null >>"$WORK/log/webhookd-$site.log" 2>&1 &
-    PIDS+=($!)
-    for ((i = 0; i < 50; i++)); do
-        [ -S "$sock" ] && break
-        sleep 0.1
-    done
+    start_units "$socket_unit" "$api_unit" "$webhookd_unit" "-$site"
+    SITE_POOL[$site]=$POOL_PID
     check "site $site: its socket $sock is $(stat -c '%a %U:%G' "$sock" 2>/dev/null)" \
         test "$(stat -c '%a %U:%G' "$sock" 2>/dev/null)" = "660 market-$site:www-data"
 done
