@@ -21,23 +21,25 @@ before(() => {
   key = newKey({ account, mode: 'test', access: 'read-only' });
 });
 
-/** Holds an exclusive lock on products for `ms` in a session of its own; resolves once held. */
+/** Holds an exclusive lock on products for `ms` in a session of its own; resolves once
+ * the lock is held (a request sent before would not wait on it), with `released`, a
+ * promise of the session's end. */
 async function lockProducts(ms) {
   const child = spawn('psql', ['-X', '-q', '-d', MARKET_DB, '-c',
     `BEGIN; LOCK TABLE products IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(${ms / 1000}); COMMIT;`], {
     stdio: 'ignore',
   });
-  const done = new Promise((resolve) => child.on('exit', resolve));
+  const released = new Promise((resolve) => child.on('exit', resolve));
   await waitFor(() => psql(
     "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation " +
     "WHERE c.relname = 'products' AND l.mode = 'AccessExclusiveLock' AND l.granted") === '1',
   { message: 'the lock on products is held' });
-  return done;
+  return { released };
 }
 
 test('a statement past MARKET_STATEMENT_TIMEOUT is cancelled: 503 with Retry-After and a log line', async () => {
   let lockReleased = false;
-  const released = lockProducts(TIMEOUT_MS * 2 + 2000).then(() => {
+  const released = (await lockProducts(TIMEOUT_MS * 2 + 2000)).released.then(() => {
     lockReleased = true;
   });
   const started = Date.now();
@@ -77,7 +79,7 @@ async function waitForSessions(fn, opts, outcome = () => 'not watched') {
 
 test('a client that goes away has its statement cancelled at once, not at the timeout', async () => {
   let lockReleased = false;
-  const released = lockProducts(TIMEOUT_MS * 2 + 2000).then(() => {
+  const released = (await lockProducts(TIMEOUT_MS * 2 + 2000)).released.then(() => {
     lockReleased = true;
   });
   const gone = new AbortController();
