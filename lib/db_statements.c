@@ -117,12 +117,21 @@ static bool await_result(db *d)
     return true;
 }
 
+static PGresult *collect_watched(db *d);
+
 /* The statement's result, as PQexecPrepared gives it, but waited for by await_result. */
 static PGresult *exec_watched(db *d, db_stmt *stmt, const char *const *params)
 {
     PGconn *pg = d->conn;
     if (!PQsendQueryPrepared(pg, stmt->name, stmt->nparams, params, NULL, NULL, 0))
         return PQmakeEmptyPGresult(pg, PGRES_FATAL_ERROR); /* db_checked sees the connection */
+    return collect_watched(d);
+}
+
+/* The one result of what was sent, every result read (await_result watches meanwhile). */
+static PGresult *collect_watched(db *d)
+{
+    PGconn *pg = d->conn;
     PGresult *kept = NULL, *res;
     while (await_result(d) && (res = PQgetResult(pg)) != NULL) {
         if (kept == NULL)
@@ -131,6 +140,17 @@ static PGresult *exec_watched(db *d, db_stmt *stmt, const char *const *params)
             PQclear(res); /* one statement, one result: PQexec too keeps one */
     }
     return kept != NULL ? kept : PQmakeEmptyPGresult(pg, PGRES_FATAL_ERROR);
+}
+
+/* PQprepare, waited for by await_result: a prepare waits on locks as a statement does
+ * (one that reads products waits on a lock of the table), and a client that goes away
+ * cancels it the same way. */
+static PGresult *prepare_watched(db *d, db_stmt *stmt)
+{
+    PGconn *pg = d->conn;
+    if (!PQsendPrepare(pg, stmt->name, stmt->sql, stmt->nparams, NULL))
+        return PQmakeEmptyPGresult(pg, PGRES_FATAL_ERROR); /* db_checked sees the connection */
+    return collect_watched(d);
 }
 
 static PGresult *db_exec_once(db *d, db_stmt *stmt, const char *const *params)
@@ -242,7 +262,7 @@ static bool db_prepare(db *d, db_stmt *stmt)
         stmt->id = ++last_stmt_id;
     if (is_prepared(d, stmt))
         return true;
-    PGresult *res = db_checked(d, PQprepare(d->conn, stmt->name, stmt->sql, stmt->nparams, NULL));
+    PGresult *res = db_checked(d, prepare_watched(d, stmt));
     if (res == NULL)
         return false;
     if (PQresultStatus(res) == PGRES_COMMAND_OK) {
