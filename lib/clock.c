@@ -26,3 +26,10 @@ double clock_seconds(void)
     struct timespec ts = monotonic_now();
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+long long clock_ms_real(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}

@@ -9,4 +9,8 @@ long long clock_ms(void);
 long long clock_us(void);
 double clock_seconds(void);
 
+/* Milliseconds since the Unix epoch, from the wall clock: only for what is defined on
+ * it, such as the rate limit's windows aligned to the Unix minute. */
+long long clock_ms_real(void);
+
 #endif

@@ -62,7 +62,8 @@ void db_close(db *d)
         PQfinish(d->conn);
     free(d->conninfo);
     free(d->application_name);
-    free(d->listen_channel);
+    for (int i = 0; i < DB_MAX_CHANNELS; i++)
+        free(d->channels[i]);
     free(d->session_sql);
     free(d->prepared);
     PQclear(d->prepare_failure);
@@ -148,7 +149,7 @@ static bool session_setup(db *d)
         d->down = true;
         return false;
     }
-    if (d->listen_channel != NULL && !db_listen_session(d)) {
+    if (d->channels[0] != NULL && !db_listen_session(d)) {
         db_disconnect(d);
         d->down = true;
         return false;
@@ -159,7 +160,7 @@ static bool session_setup(db *d)
     d->down = false;
     if (d->prepared != NULL)
         memset(d->prepared, 0, d->prepared_cap); /* a new session has no statements */
-    d->notified = true; /* whatever was notified while we were away is unknown */
+    d->notified = ~0u; /* whatever was notified while we were away is unknown */
     d->connections++;
     return true;
 }

@@ -57,14 +57,17 @@ PGresult *db_exec(db *d, db_stmt *stmt, const char *const *params);
 bool db_exec_pipeline(db *d, int n, db_stmt *const *stmts, const char *const *const *params,
                       PGresult **out);
 
-/* LISTENs on channel on every connection this db opens (now and after reconnects). */
+/* LISTENs on channel, besides those listened on already (at most DB_MAX_CHANNELS), on
+ * every connection this db opens (now and after reconnects). */
+#define DB_MAX_CHANNELS 4
 void db_listen(db *d, const char *channel);
 
-/* True when a notification arrived on a listened channel, or the connection was renewed
- * (notifications may have been missed in between), since the last call. It reads nothing
- * itself: a notification committed before a statement was sent arrives ahead of that
- * statement's answer, so asking after a statement tells whether it may be stale. */
-bool db_notified(db *d);
+/* True when a notification arrived on channel, or the connection was renewed
+ * (notifications may have been missed in between), since the last call for channel. It
+ * reads nothing itself: a notification committed before a statement was sent arrives
+ * ahead of that statement's answer, so asking after a statement tells whether it may be
+ * stale; db_consume reads what arrived without a statement. */
+bool db_notified(db *d, const char *channel);
 
 /* SQL run on every new connection after the common settings (UTC, ISO dates, warnings
  * only, no parallel workers), such as a program's own SET commands. */

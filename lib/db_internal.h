@@ -22,13 +22,14 @@ struct db {
     size_t prepared_cap;
     long long last_attempt_ms;
     bool down;
-    char *listen_channel;       /* LISTENed on every new connection, or NULL */
-    char *session_sql;          /* the program's own settings for every new session, or NULL */
-    char statement_timeout[24]; /* milliseconds as text, "" for the server's default */
-    PGresult *prepare_failure;  /* why the last db_prepare failed, for the statement's caller */
-    bool notified;              /* a notification arrived, or the connection was renewed */
-    int watch_fd;               /* db_watch: whose hang-up cancels the running statement */
-    bool watch_fired;           /* it hung up: the statement was cancelled */
+    char *channels[DB_MAX_CHANNELS]; /* LISTENed on every new connection (NULL: none) */
+    char *session_sql;               /* the program's own settings for every new session, or NULL */
+    char statement_timeout[24];      /* milliseconds as text, "" for the server's default */
+    PGresult *prepare_failure; /* why the last db_prepare failed, for the statement's caller */
+    unsigned notified;         /* bit i: a notification on channels[i] arrived, or the
+                                * connection was renewed */
+    int watch_fd;              /* db_watch: whose hang-up cancels the running statement */
+    bool watch_fired;          /* it hung up: the statement was cancelled */
 
     /* A connection being opened without blocking (db_connect_start). */
     bool connecting;

@@ -14,42 +14,69 @@
 
 bool db_listen_session(db *d)
 {
-    char *ident = PQescapeIdentifier(d->conn, d->listen_channel, strlen(d->listen_channel));
-    if (ident == NULL)
-        return false;
-    char sql[128];
-    snprintf(sql, sizeof sql, "LISTEN %s", ident);
-    PQfreemem(ident);
-    PGresult *res = PQexec(d->conn, sql);
-    bool ok = PQresultStatus(res) == PGRES_COMMAND_OK;
-    if (!ok)
-        log_error("LISTEN %s failed: %s", d->listen_channel, PQerrorMessage(d->conn));
-    PQclear(res);
-    return ok;
+    for (int i = 0; i < DB_MAX_CHANNELS && d->channels[i] != NULL; i++) {
+        char *ident = PQescapeIdentifier(d->conn, d->channels[i], strlen(d->channels[i]));
+        if (ident == NULL)
+            return false;
+        char sql[128];
+        snprintf(sql, sizeof sql, "LISTEN %s", ident);
+        PQfreemem(ident);
+        PGresult *res = PQexec(d->conn, sql);
+        bool ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+        if (!ok)
+            log_error("LISTEN %s failed: %s", d->channels[i], PQerrorMessage(d->conn));
+        PQclear(res);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* The index of channel among those listened on, or -1. */
+static int channel_index(const db *d, const char *channel)
+{
+    for (int i = 0; i < DB_MAX_CHANNELS && d->channels[i] != NULL; i++)
+        if (strcmp(d->channels[i], channel) == 0)
+            return i;
+    return -1;
 }
 
 void db_listen(db *d, const char *channel)
 {
-    free(d->listen_channel);
-    d->listen_channel = xstrdup(channel);
+    if (channel_index(d, channel) >= 0)
+        return;
+    int i = 0;
+    while (i < DB_MAX_CHANNELS && d->channels[i] != NULL)
+        i++;
+    if (i == DB_MAX_CHANNELS) { /* a programming error: the programs listen on constants */
+        log_error("db_listen %s: more than %d channels", channel, DB_MAX_CHANNELS);
+        abort();
+    }
+    d->channels[i] = xstrdup(channel);
+    /* A session open already listens from its next connection on: start it again now. */
     if (d->conn != NULL && PQstatus(d->conn) == CONNECTION_OK && !db_listen_session(d))
         d->down = true;
-    d->notified = true;
+    d->notified |= 1u << i;
 }
 
-bool db_notified(db *d)
+bool db_notified(db *d, const char *channel)
 {
     /* libpq queues the notifications it meets while reading results; the server sends
      * them before the answer to any later statement, so no extra read is needed here. */
     if (d->conn != NULL) {
         PGnotify *n;
         while ((n = PQnotifies(d->conn)) != NULL) {
-            d->notified = true;
+            int i = channel_index(d, n->relname);
+            if (i >= 0)
+                d->notified |= 1u << i;
             PQfreemem(n);
         }
     }
-    bool was = d->notified;
-    d->notified = false;
+    int i = channel_index(d, channel);
+    if (i < 0)
+        return false;
+    bool was = (d->notified >> i) & 1u;
+    d->notified &= ~(1u << i);
     return was;
 }
 

@@ -25,6 +25,8 @@ typedef struct {
     uint32_t ncounters;
     uint32_t nslots;
     uint32_t slot_size;
+    uint32_t region_size; /* bytes after the slots, for the caller's own table */
+    uint32_t zero;        /* no padding: headers are compared byte for byte */
 } file_header;
 
 /* One process's counters. Slots are cache-line aligned so that two workers counting at
@@ -39,6 +41,7 @@ typedef struct {
 struct metrics {
     unsigned char *map; /* the shared file, or NULL when it could not be had */
     size_t map_size;
+    size_t region_offset; /* of the caller's region (metrics_region) */
     size_t slot_size;
     uint32_t ncounters;
     slot *mine; /* a slot of map, or private */
@@ -67,10 +70,11 @@ static _Atomic uint32_t *slots_used(const metrics *m)
     return (_Atomic uint32_t *)(m->map + SLOTS_USED_OFFSET);
 }
 
-static file_header header_for(uint32_t layout, uint32_t ncounters)
+static file_header header_for(uint32_t layout, uint32_t ncounters, uint32_t region_size)
 {
-    file_header h = {METRICS_MAGIC, layout, ncounters, METRICS_SLOTS,
-                     (uint32_t)slot_size_of(ncounters)};
+    file_header h = {
+        METRICS_MAGIC, layout, ncounters, METRICS_SLOTS, (uint32_t)slot_size_of(ncounters),
+        region_size,   0};
     return h;
 }
 
@@ -161,11 +165,12 @@ static int open_formatted(const char *path, const file_header *h, size_t size, c
     return -1;
 }
 
-metrics *metrics_open(const char *path, uint32_t layout, uint32_t ncounters, char *err,
-                      size_t errlen)
+metrics *metrics_open(const char *path, uint32_t layout, uint32_t ncounters, size_t region_size,
+                      char *err, size_t errlen)
 {
-    file_header h = header_for(layout, ncounters);
-    size_t size = HEADER_SIZE + (size_t)METRICS_SLOTS * h.slot_size;
+    file_header h = header_for(layout, ncounters, (uint32_t)region_size);
+    size_t region_offset = HEADER_SIZE + (size_t)METRICS_SLOTS * h.slot_size;
+    size_t size = region_offset + (region_size + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
     int fd = open_formatted(path, &h, size, err, errlen);
     if (fd < 0)
         return NULL;
@@ -181,6 +186,7 @@ metrics *metrics_open(const char *path, uint32_t layout, uint32_t ncounters, cha
     metrics *m = xcalloc(1, sizeof *m);
     m->map = map;
     m->map_size = size;
+    m->region_offset = region_offset;
     m->slot_size = h.slot_size;
     m->ncounters = ncounters;
     /* Until a slot is claimed, counts go to a private one. */
@@ -190,6 +196,11 @@ metrics *metrics_open(const char *path, uint32_t layout, uint32_t ncounters, cha
     memset(m->private_slot, 0, m->slot_size);
     m->mine = m->private_slot;
     return m;
+}
+
+void *metrics_region(metrics *m)
+{
+    return m->map + m->region_offset;
 }
 
 void metrics_close(metrics *m)

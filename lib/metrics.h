@@ -29,9 +29,13 @@
 typedef struct metrics metrics;
 
 /* Opens (creating or replacing when needed) the file at path for ncounters counters of
- * the given layout, and maps it. NULL with one line in err on failure. */
-metrics *metrics_open(const char *path, uint32_t layout, uint32_t ncounters, char *err,
-                      size_t errlen);
+ * the given layout, with region_size bytes more for the caller's own shared table
+ * (zeroed in a new file; part of the layout: another size makes a new file), and maps it.
+ * NULL with one line in err on failure. */
+metrics *metrics_open(const char *path, uint32_t layout, uint32_t ncounters, size_t region_size,
+                      char *err, size_t errlen);
+/* The caller's region: region_size bytes that every process of the file shares. */
+void *metrics_region(metrics *m);
 void metrics_close(metrics *m);
 
 /* Claims a slot for pid: one of a process that is gone first (its counts go on from

@@ -78,11 +78,21 @@ static void on_alarm(int signal_number)
  * interrupted accept is retried). nginx writes a request as soon as it connects, so its
  * reads never wait that long. The connection's later reads and writes (the body, the
  * answer) get the same bound as socket timeouts. */
-static int accept_bounded(FCGX_Request *fcgi)
+static int accept_bounded(FCGX_Request *fcgi, const fastcgi_idle *idle)
 {
-    struct pollfd listener = {.fd = 0, .events = POLLIN};
-    while (poll(&listener, 1, -1) < 0 && errno == EINTR)
-        ;
+    for (;;) {
+        /* While it waits, the worker also hears its database (idle->fd): what is notified
+         * there may not wait for the next request (auth.c: a host gives back budget). */
+        int wake_fd = idle != NULL ? idle->fd(idle->arg) : -1;
+        struct pollfd fds[2] = {{.fd = 0, .events = POLLIN}, {.fd = wake_fd, .events = POLLIN}};
+        int n = poll(fds, wake_fd >= 0 ? 2 : 1, -1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n > 0 && wake_fd >= 0 && fds[1].revents != 0)
+            idle->wake(idle->arg);
+        if (n < 0 || fds[0].revents != 0)
+            break;
+    }
     struct itimerval every = {.it_interval = {.tv_sec = FCGI_READ_SECONDS},
                               .it_value = {.tv_sec = FCGI_READ_SECONDS}};
     struct itimerval off = {0};
@@ -129,9 +139,9 @@ bool fastcgi_waiting(void)
     return poll(&listener, 1, 0) > 0;
 }
 
-bool fastcgi_accept(fastcgi_conn *c)
+bool fastcgi_accept(fastcgi_conn *c, const fastcgi_idle *idle)
 {
-    return accept_bounded(&c->fcgi) >= 0;
+    return accept_bounded(&c->fcgi, idle) >= 0;
 }
 
 int fastcgi_fd(const fastcgi_conn *c)

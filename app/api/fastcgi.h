@@ -24,9 +24,17 @@ bool fastcgi_init(fastcgi_conn *c);
 /* True when a connection is already waiting on the listening socket. */
 bool fastcgi_waiting(void);
 
-/* Waits for the next connection and reads its parameters; false when the listening
- * socket failed (the worker ends). */
-bool fastcgi_accept(fastcgi_conn *c);
+/* What a worker does while it waits for a connection: when fd(arg) (-1: nothing) is
+ * readable, wake(arg) reads it. */
+typedef struct {
+    int (*fd)(void *arg);
+    void (*wake)(void *arg);
+    void *arg;
+} fastcgi_idle;
+
+/* Waits for the next connection (running idle's wake meanwhile, idle may be NULL) and
+ * reads its parameters; false when the listening socket failed (the worker ends). */
+bool fastcgi_accept(fastcgi_conn *c, const fastcgi_idle *idle);
 
 /* The connection's descriptor: its hang-up cancels the request's statement (db_watch). */
 int fastcgi_fd(const fastcgi_conn *c);

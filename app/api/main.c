@@ -77,6 +77,17 @@ static void request_end(request *r)
         json_object_put(r->json_body);
 }
 
+/* While the worker waits for a connection, it hears its database (auth_hear). */
+static int idle_fd(void *arg)
+{
+    return db_socket(((worker *)arg)->db);
+}
+
+static void idle_wake(void *arg)
+{
+    auth_hear(arg);
+}
+
 /* What --help says (lib/cli.h adds the usage line and the options); help2man makes
  * the man page from it (Makefile, target man). */
 static const char help_description[] =
@@ -124,12 +135,13 @@ int main(int argc, char **argv)
     buf_init(&headers, 1024);
     buf_init(&head, 1024);
     time_t last_prune = 0;
+    const fastcgi_idle idle = {idle_fd, idle_wake, &w};
 
     /* A line per request, written in batches while requests keep coming (lib/log.h). */
     log_batch(true);
     for (;;) {
         flush_log_before_wait();
-        if (!fastcgi_accept(&conn))
+        if (!fastcgi_accept(&conn, &idle))
             break;
         request r;
         memset(&r, 0, sizeof r);

@@ -4,18 +4,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "log.h"
 #include "metrics.h"
 #include "prom.h"
 #include "handlers.h"
+#include "key_budget.h"
 #include "routes.h"
 #include "text.h"
 
 /* The counters of lib/metrics, in this order. A change of their meaning or number must
  * change OPS_LAYOUT, so that a running pool's old file is replaced, never misread. */
-#define OPS_LAYOUT 4
+#define OPS_LAYOUT 5
+/* Keys a host keeps at once (lib/key_budget.h): more, and the rest are checked by the
+ * database on every request. */
+#define KEY_SLOTS 8192
 /* Slot 0 counts requests that matched no route (404, or 401 before the route was
  * known); slot i + 1 the i-th route of the table (routes.h). */
 #define N_ROUTES (ROUTES_COUNT + 1)
@@ -79,9 +84,17 @@ static unsigned long connections_seen; /* db_connections() when last looked at *
 bool ops_init(worker *w, const char *program_version, char *err, size_t errlen)
 {
     version = program_version;
-    shared = metrics_open(w->cfg.metrics_file, OPS_LAYOUT, C_COUNT, err, errlen);
+    shared = metrics_open(w->cfg.metrics_file, OPS_LAYOUT, C_COUNT, key_budget_size(KEY_SLOTS), err,
+                          errlen);
     if (shared == NULL)
         return false;
+    /* The host's name in rate_counters: random, kept by the file for the pool's life. */
+    uint64_t host_id = 0;
+    if (getrandom(&host_id, sizeof host_id, 0) != (ssize_t)sizeof host_id) {
+        snprintf(err, errlen, "getrandom failed");
+        return false;
+    }
+    w->keys = key_budget_attach(metrics_region(shared), KEY_SLOTS, host_id);
     if (!metrics_claim(shared, getpid()))
         log_error("all %d slots of %s belong to live workers: this worker's counts are not "
                   "shared",

@@ -16,7 +16,8 @@
 
 #include "request.h"
 
-/* Opens the pool's shared counters (MARKET_METRICS_FILE) and claims this worker's slot;
+/* Opens the pool's shared counters (MARKET_METRICS_FILE) and claims this worker's slot,
+ * and attaches w->keys, the host's keys and rate budgets kept in the same file;
  * version is what /metrics reports (market_build_info). False with one line in err when
  * the file cannot be had. */
 bool ops_init(worker *w, const char *version, char *err, size_t errlen);

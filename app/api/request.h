@@ -37,6 +37,7 @@ typedef struct {
      * catalogue beside its pages (seller_get.c's counts) is valid for one generation. */
     unsigned long catalogue_generation;
     struct replica *replica; /* MARKET_DB_READ for catalogue reads, or NULL */
+    struct key_budget *keys; /* the host's keys and rate budgets (auth.c), shared */
     buf page_key;            /* the current request's key into pages, reused */
 } worker;
 

@@ -104,8 +104,8 @@ static PGresult *read_page(request *r, const catalogue_read *read)
  * the key has its share of the workers. */
 typedef enum { PAGE_NONE, PAGE_KEPT, PAGE_REPLICA, PAGE_PRIMARY } page_source;
 
-/* The key check, with the page when the primary reads it; NULL when the database failed
- * (answered). */
+/* The key check when the host's memory could not answer it (q->kept is KB_ASK), with
+ * the page when the primary reads it; NULL when the database failed (answered). */
 static PGresult *check_key(request *r, const auth_query *q, const catalogue_read *read,
                            page_source source, PGresult **page)
 {
@@ -147,15 +147,20 @@ void serve_catalogue(request *r, const catalogue_handler *route)
             source = (reader = page_send(r, &read)) != NULL ? PAGE_REPLICA : PAGE_PRIMARY;
     }
 
+    /* The host's memory may answer for the key: then the page alone goes to the database
+     * (below), and a request the memory refused reads none. */
     PGresult *page = NULL;
-    PGresult *key_res = check_key(r, &q, &read, source, &page);
+    PGresult *key_res = NULL;
+    bool asked = q.kept == KB_ASK;
+    if (asked)
+        key_res = check_key(r, &q, &read, source, &page);
     PGresult *replica_page = page_collect(r, reader, &read); /* always: the answer must be read */
-    if (key_res == NULL || !auth_finish(r, key_res) || source == PAGE_NONE)
+    if ((asked && key_res == NULL) || !auth_finish(r, &q, key_res) || source == PAGE_NONE)
         return;
-    if (source == PAGE_PRIMARY && !request_result_ok(r, read.stmt, page))
+    if (page != NULL && !request_result_ok(r, read.stmt, page))
         return;
 
-    bool changed = db_notified(r->w->db);
+    bool changed = db_notified(r->w->db, CATALOGUE_CHANNEL);
     if (changed)
         catalogue_changed(r->w); /* kept pages may be stale (kept is gone too) */
     if (source == PAGE_KEPT && !changed) {

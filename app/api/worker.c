@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "auth.h"
 #include "crypto.h"
 #include "log.h"
 #include "ops.h"
@@ -41,6 +42,7 @@ bool worker_init(worker *w, const char *version)
      * of the database's CPU per request (bench/run --only dbcpu). */
     db_set_session(w->db, "SET plan_cache_mode = force_generic_plan");
     serve_init(w);
+    auth_init(w);
     db_ready(w->db); /* connect now if we can; requests reconnect if we cannot */
     if (!ops_init(w, version, err, sizeof err)) {
         fprintf(stderr, "market-api: %s\n", err);

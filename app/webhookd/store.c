@@ -148,7 +148,7 @@ bool store_notified(store *s)
     db_consume(s->db);
     /* A new connection counts as notified too: whatever was committed while we were
      * away is due now. */
-    return db_notified(s->db);
+    return db_notified(s->db, CHANNEL);
 }
 
 static char *dup_value(const PGresult *res, int row, int col)

@@ -29,7 +29,7 @@ static void remove_dir(void)
 static metrics *open_ok(uint32_t layout, uint32_t n)
 {
     char err[256] = "";
-    metrics *m = metrics_open(path, layout, n, err, sizeof err);
+    metrics *m = metrics_open(path, layout, n, 0, err, sizeof err);
     ck_assert_msg(m != NULL, "metrics_open: %s", err);
     return m;
 }
@@ -226,7 +226,7 @@ END_TEST
 START_TEST(an_unusable_path_is_an_error)
 {
     char err[256] = "";
-    metrics *m = metrics_open("/nonexistent-dir/metrics", 1, 1, err, sizeof err);
+    metrics *m = metrics_open("/nonexistent-dir/metrics", 1, 1, 0, err, sizeof err);
     ck_assert_ptr_null(m);
     ck_assert_msg(strstr(err, "MARKET_METRICS_FILE /nonexistent-dir/metrics") != NULL, "%s", err);
 }

@@ -15,6 +15,7 @@ Suite *db_hosts_suite(void);
 Suite *db_array_suite(void);
 Suite *ids_suite(void);
 Suite *input_suite(void);
+Suite *key_budget_suite(void);
 Suite *json_body_suite(void);
 Suite *json_out_suite(void);
 Suite *log_suite(void);
