@@ -95,5 +95,8 @@ bool db_consume(db *d)
         log_error("database connection lost: %s", PQerrorMessage(d->conn));
     d->down = true;
     db_disconnect(d);
+    /* It broke while idle, as db_exec finds a connection that did: nothing ran on it, so
+     * the next statement connects at once instead of waiting out DB_RETRY_MS. */
+    d->last_attempt_ms = 0;
     return false;
 }
