@@ -17,7 +17,7 @@ static char *arena_grow(buf *b, size_t cap)
     return p;
 }
 
-static void buf_reserve(buf *b, size_t extra)
+void buf_grow(buf *b, size_t extra)
 {
     if (b->cap - b->len > extra)
         return;
@@ -37,7 +37,7 @@ void buf_init(buf *b, size_t cap)
     b->len = 0;
     b->cap = 0;
     b->arena = NULL;
-    buf_reserve(b, cap);
+    buf_grow(b, cap);
     b->data[0] = '\0';
 }
 
@@ -47,7 +47,7 @@ void buf_init_arena(buf *b, arena *a, size_t cap)
     b->len = 0;
     b->cap = 0;
     b->arena = a;
-    buf_reserve(b, cap);
+    buf_grow(b, cap);
     b->data[0] = '\0';
 }
 
@@ -66,24 +66,9 @@ void buf_clear(buf *b)
         b->data[0] = '\0';
 }
 
-void buf_append(buf *b, const void *data, size_t len)
-{
-    buf_reserve(b, len);
-    memcpy(b->data + b->len, data, len);
-    b->len += len;
-    b->data[b->len] = '\0';
-}
-
 void buf_puts(buf *b, const char *s)
 {
     buf_append(b, s, strlen(s));
-}
-
-void buf_putc(buf *b, char c)
-{
-    buf_reserve(b, 1);
-    b->data[b->len++] = c;
-    b->data[b->len] = '\0';
 }
 
 void buf_printf(buf *b, const char *fmt, ...)
@@ -94,7 +79,7 @@ void buf_printf(buf *b, const char *fmt, ...)
     va_end(ap);
     if (n < 0)
         abort();
-    buf_reserve(b, (size_t)n);
+    buf_grow(b, (size_t)n);
     va_start(ap, fmt);
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "arena.h"
 
@@ -24,14 +25,33 @@ void buf_init(buf *b, size_t cap);
 void buf_init_arena(buf *b, arena *a, size_t cap);
 void buf_free(buf *b); /* for a heap buffer; an arena's is released with its arena */
 void buf_clear(buf *b);
-void buf_append(buf *b, const void *data, size_t len);
+/* Makes room for extra more bytes and the NUL (the slow path of the appends below). */
+void buf_grow(buf *b, size_t extra);
 void buf_puts(buf *b, const char *s);
-void buf_putc(buf *b, char c);
 void buf_printf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Appends what is left to read of f (which stays open); false on a read error, errno set
  * (EIO when the C library left none). */
 bool buf_append_stream(buf *b, FILE *f);
 /* Appends the whole file at path; false (errno set) when it cannot be opened or read. */
 bool buf_append_file(buf *b, const char *path);
+
+/* The appends a response is written with, item by item: inline, so that the common case
+ * (the buffer has room) is a compare and a copy. */
+static inline void buf_append(buf *b, const void *data, size_t len)
+{
+    if (b->cap - b->len <= len)
+        buf_grow(b, len);
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+    b->data[b->len] = '\0';
+}
+
+static inline void buf_putc(buf *b, char c)
+{
+    if (b->cap - b->len <= 1)
+        buf_grow(b, 1);
+    b->data[b->len++] = c;
+    b->data[b->len] = '\0';
+}
 
 #endif

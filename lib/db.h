@@ -244,9 +244,22 @@ static inline bool db_null(const PGresult *res, int row, int column)
     return PQgetisnull(res, row, column);
 }
 
+/* The length of db_text's value, without a strlen. */
+static inline size_t db_length(const PGresult *res, int row, int column)
+{
+    return (size_t)PQgetlength(res, row, column);
+}
+
+/* An integer column's value, read as PostgreSQL writes integers ("-12"), by hand: a page
+ * of 100 items reads 200 of them, and strtoll's generality showed in a worker's profile. */
 static inline long long db_int(const PGresult *res, int row, int column)
 {
-    return strtoll(PQgetvalue(res, row, column), NULL, 10);
+    const char *s = PQgetvalue(res, row, column);
+    bool negative = *s == '-';
+    unsigned long long magnitude = 0;
+    for (s += negative; *s >= '0' && *s <= '9'; s++)
+        magnitude = magnitude * 10 + (unsigned long long)(*s - '0');
+    return negative ? (long long)(0 - magnitude) : (long long)magnitude;
 }
 
 /* The columns of res: how many, each one's name and its type's OID (pg_type). */

@@ -70,38 +70,49 @@ void jw_key(json_writer *j, const char *key)
     j->after_key = true;
 }
 
-void json_escape(buf *b, const char *s, size_t n)
+/* The bytes a JSON string must escape: the control characters, '"' and '\\'. */
+static bool needs_escape(unsigned char c)
+{
+    return c < 0x20 || c == '"' || c == '\\';
+}
+
+static void escape_one(buf *b, unsigned char c)
 {
     static const char hex[] = "0123456789abcdef";
+    switch (c) {
+    case '"':
+        buf_append(b, "\\\"", 2);
+        break;
+    case '\\':
+        buf_append(b, "\\\\", 2);
+        break;
+    case '\n':
+        buf_append(b, "\\n", 2);
+        break;
+    case '\r':
+        buf_append(b, "\\r", 2);
+        break;
+    case '\t':
+        buf_append(b, "\\t", 2);
+        break;
+    default: {
+        char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+        buf_append(b, esc, sizeof esc);
+    }
+    }
+}
+
+void json_escape(buf *b, const char *s, size_t n)
+{
     buf_putc(b, '"');
     size_t run = 0; /* start of the pending run of bytes that need no escape */
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
+        if (!needs_escape(c))
             continue;
         buf_append(b, s + run, i - run);
         run = i + 1;
-        switch (c) {
-        case '"':
-            buf_puts(b, "\\\"");
-            break;
-        case '\\':
-            buf_puts(b, "\\\\");
-            break;
-        case '\n':
-            buf_puts(b, "\\n");
-            break;
-        case '\r':
-            buf_puts(b, "\\r");
-            break;
-        case '\t':
-            buf_puts(b, "\\t");
-            break;
-        default: {
-            char esc[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
-            buf_puts(b, esc);
-        }
-        }
+        escape_one(b, c);
     }
     buf_append(b, s + run, n - run);
     buf_putc(b, '"');
@@ -124,8 +135,10 @@ void jw_string(json_writer *j, const char *s)
 
 void jw_int(json_writer *j, long long v)
 {
+    char text[24];
+    size_t len = format_int(text, v);
     jw_separate(j);
-    buf_printf(j->out, "%lld", v);
+    buf_append(j->out, text, len);
 }
 
 void jw_bool(json_writer *j, bool v)
@@ -149,8 +162,17 @@ void jw_raw(json_writer *j, const char *json)
 void jw_money(json_writer *j, int64_t minor, int exponent)
 {
     char text[MONEY_TEXT_MAX];
-    money_format(text, sizeof text, minor, exponent);
-    jw_raw(j, text);
+    size_t len = money_format(text, sizeof text, minor, exponent);
+    jw_separate(j);
+    buf_append(j->out, text, len);
+}
+
+void jw_members(json_writer *j, const char *members, size_t n)
+{
+    if (n == 0)
+        return;
+    jw_separate(j);
+    buf_append(j->out, members, n);
 }
 
 void jw_kv_string(json_writer *j, const char *key, const char *s)

@@ -32,6 +32,9 @@ void jw_int(json_writer *j, long long v);
 void jw_bool(json_writer *j, bool v);
 void jw_null(json_writer *j);
 void jw_raw(json_writer *j, const char *json); /* an already valid JSON value */
+/* Members of the object being written, already JSON ("a":1,"b":"x", n bytes, no braces):
+ * written after the members before them, as jw_key and a value would be. */
+void jw_members(json_writer *j, const char *members, size_t n);
 void jw_money(json_writer *j, int64_t minor, int exponent);
 
 /* Shorthands for "key": value. */

@@ -9,8 +9,12 @@
 #define MONEY_TEXT_MAX 32
 
 /* Writes minor / 10^exponent with no trailing fractional zeros: (1999,2) -> "19.99",
- * (500,2) -> "5", (120050,2) -> "1200.5", (-5,2) -> "-0.05". exponent is 0..9. */
-void money_format(char *out, size_t outsz, int64_t minor, int exponent);
+ * (500,2) -> "5", (120050,2) -> "1200.5", (-5,2) -> "-0.05". exponent is 0..9 (else it aborts: a
+ * programming error). Cut to outsz like snprintf; returns the length written. */
+size_t money_format(char *out, size_t outsz, int64_t minor, int exponent);
+
+/* Writes v in decimal with its sign and a NUL ("-12"); the length without the NUL. */
+size_t format_int(char out[24], long long v);
 
 /* Parses a non-negative decimal ("12", "12.3", "12.34") into minor units of the given
  * exponent. Fails on signs, exponents, more fractional digits than exponent, overflow or

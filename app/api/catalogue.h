@@ -5,16 +5,17 @@
 #include "db.h"
 #include "json_out.h"
 
-/* The columns every product list query selects first, in this order. The title comes
- * from title_head, which the list indexes carry (010_covering_pages.sql: a page is read
- * from its index alone), and from the row itself when title_head is NULL: a title too
- * long for an index entry. */
+/* The columns every product list query selects first, in this order: the id, then the
+ * item's other members as JSON text. They come from list_item, which the list indexes
+ * carry (017_list_items.sql: made once when the product is written, so a page is read
+ * from its index alone and copied, not converted and escaped item by item), and from the
+ * row itself when list_item is NULL: members too long for an index entry. */
 #define PRODUCT_ITEM_COLUMNS                                                                       \
-    "p.id, coalesce(p.title_head, (SELECT l.title FROM products l WHERE l.id = p.id)),"            \
-    " p.min_price_minor, p.exponent, p.seller_id"
-#define PRODUCT_ITEM_NCOLS 5
+    "p.id, coalesce(p.list_item, (SELECT market_item_members(l.title, l.min_price_minor,"          \
+    " l.exponent, l.seller_id) FROM products l WHERE l.id = p.id))"
+#define PRODUCT_ITEM_NCOLS 2
 
-/* Writes {"id","title","price","seller"} from columns first..first+4 of row. */
+/* Writes {"id","title","price","seller"} from columns first and first+1 of row. */
 void catalogue_write_item(json_writer *j, const PGresult *res, int row, int first);
 
 #endif

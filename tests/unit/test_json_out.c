@@ -51,6 +51,23 @@ START_TEST(error_envelope)
 }
 END_TEST
 
+START_TEST(members_follow_the_members_before_them)
+{
+    jw_array_begin(&w);
+    jw_object_begin(&w);
+    jw_kv_string(&w, "id", "p1");
+    const char *members = "\"title\":\"A\",\"price\":5";
+    jw_members(&w, members, strlen(members));
+    jw_object_end(&w);
+    jw_object_begin(&w);
+    jw_members(&w, "\"only\":true", strlen("\"only\":true"));
+    jw_members(&w, "", 0); /* nothing: no comma either */
+    jw_object_end(&w);
+    jw_array_end(&w);
+    ck_assert_str_eq(out.data, "[{\"id\":\"p1\",\"title\":\"A\",\"price\":5},{\"only\":true}]");
+}
+END_TEST
+
 START_TEST(scalars_and_commas)
 {
     jw_object_begin(&w);
@@ -195,6 +212,7 @@ Suite *json_out_suite(void)
     tcase_add_test(tc, empty_containers);
     tcase_add_test(tc, error_envelope);
     tcase_add_test(tc, scalars_and_commas);
+    tcase_add_test(tc, members_follow_the_members_before_them);
     tcase_add_test(tc, money_values);
     tcase_add_test(tc, escapes);
     tcase_add_test(tc, keys_are_escaped);

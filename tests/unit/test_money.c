@@ -1,4 +1,5 @@
 /* money: minor units <-> decimal text, never through floating point. */
+#include <limits.h>
 #include <stdint.h>
 
 #include "money.h"
@@ -45,6 +46,33 @@ START_TEST(format_truncates_to_buffer)
     char text[4] = "xxx";
     money_format(text, sizeof text, 1999, 2);
     ck_assert_str_eq(text, "19.");
+}
+END_TEST
+
+START_TEST(format_int_every_magnitude)
+{
+    char text[24];
+    ck_assert_uint_eq(format_int(text, 0), 1);
+    ck_assert_str_eq(text, "0");
+    ck_assert_uint_eq(format_int(text, 7), 1);
+    ck_assert_str_eq(text, "7");
+    ck_assert_uint_eq(format_int(text, -42), 3);
+    ck_assert_str_eq(text, "-42");
+    ck_assert_uint_eq(format_int(text, 1000000), 7);
+    ck_assert_str_eq(text, "1000000");
+    ck_assert_uint_eq(format_int(text, LLONG_MAX), 19);
+    ck_assert_str_eq(text, "9223372036854775807");
+    ck_assert_uint_eq(format_int(text, LLONG_MIN), 20);
+    ck_assert_str_eq(text, "-9223372036854775808");
+}
+END_TEST
+
+START_TEST(format_returns_its_length)
+{
+    char text[MONEY_TEXT_MAX];
+    ck_assert_uint_eq(money_format(text, sizeof text, 120050, 2), 6); /* "1200.5" */
+    ck_assert_uint_eq(money_format(text, sizeof text, -5, 2), 5);     /* "-0.05" */
+    ck_assert_uint_eq(money_format(text, 4, 1999, 2), 3);             /* cut: "19." */
 }
 END_TEST
 
@@ -183,6 +211,8 @@ Suite *money_suite(void)
     tcase_add_test(tc, format_drops_trailing_zeros);
     tcase_add_test(tc, format_negative_and_extremes);
     tcase_add_test(tc, format_truncates_to_buffer);
+    tcase_add_test(tc, format_int_every_magnitude);
+    tcase_add_test(tc, format_returns_its_length);
     tcase_add_test(tc, parse_accepts_decimals);
     tcase_add_test(tc, parse_limits);
     tcase_add_test(tc, parse_rejects_malformed);
