@@ -71,18 +71,25 @@ void buf_puts(buf *b, const char *s)
     buf_append(b, s, strlen(s));
 }
 
+/* Formats into the room the buffer has; only when the text does not fit does it grow the
+ * buffer and format again (a response's header lines are formatted once each). */
 void buf_printf(buf *b, const char *fmt, ...)
 {
+    if (b->data == NULL)
+        buf_grow(b, 0);
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    size_t room = b->cap - b->len;
+    int n = vsnprintf(b->data + b->len, room, fmt, ap);
     va_end(ap);
     if (n < 0)
         abort();
-    buf_grow(b, (size_t)n);
-    va_start(ap, fmt);
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
+    if ((size_t)n >= room) {
+        buf_grow(b, (size_t)n);
+        va_start(ap, fmt);
+        vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+    }
     b->len += (size_t)n;
 }
 

@@ -76,30 +76,35 @@ static bool needs_escape(unsigned char c)
     return c < 0x20 || c == '"' || c == '\\';
 }
 
+/* The letter of a two-byte escape (\n), or 0 when c is written as \u00XX. */
+static char short_escape(unsigned char c)
+{
+    switch (c) {
+    case '"':
+    case '\\':
+        return (char)c;
+    case '\n':
+        return 'n';
+    case '\r':
+        return 'r';
+    case '\t':
+        return 't';
+    default:
+        return 0;
+    }
+}
+
 static void escape_one(buf *b, unsigned char c)
 {
     static const char hex[] = "0123456789abcdef";
-    switch (c) {
-    case '"':
-        buf_append(b, "\\\"", 2);
-        break;
-    case '\\':
-        buf_append(b, "\\\\", 2);
-        break;
-    case '\n':
-        buf_append(b, "\\n", 2);
-        break;
-    case '\r':
-        buf_append(b, "\\r", 2);
-        break;
-    case '\t':
-        buf_append(b, "\\t", 2);
-        break;
-    default: {
-        char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+    char letter = short_escape(c);
+    if (letter != 0) {
+        char esc[2] = {'\\', letter};
         buf_append(b, esc, sizeof esc);
+        return;
     }
-    }
+    char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+    buf_append(b, esc, sizeof esc);
 }
 
 void json_escape(buf *b, const char *s, size_t n)

@@ -233,9 +233,9 @@ bool auth_begin(request *r, auth_query *q)
     bool heard = auth_hear(w);
     q->generation = key_budget_generation(w->keys); /* before the statement reads the row */
     long long now_ms = clock_ms_real();
-    q->window = now_ms / 60000;
+    int64_t window = now_ms / 60000; /* floor(Unix seconds / 60) on this host's clock */
     if (heard)
-        q->kept = key_budget_take(w->keys, q->hash, q->window, w->cfg.rate_limit, now_ms,
+        q->kept = key_budget_take(w->keys, q->hash, window, w->cfg.rate_limit, now_ms,
                                   !r->over_in_flight, &q->answer);
 
     snprintf(q->limit, sizeof q->limit, "%ld", w->cfg.rate_limit);

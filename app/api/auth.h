@@ -18,7 +18,6 @@ typedef struct {
     char limit[24], count[8], want[24], host[24];
     const char *params[5];
     uint64_t generation; /* of the host's kept keys, before the statement */
-    int64_t window;      /* floor(Unix seconds / 60) on this host's clock */
     kb_verdict kept;     /* KB_ASK: run auth_statement() with params */
     kb_answer answer;
 } auth_query;

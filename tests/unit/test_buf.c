@@ -79,6 +79,22 @@ START_TEST(printf_larger_than_capacity)
 }
 END_TEST
 
+START_TEST(printf_one_byte_past_the_room)
+{
+    /* A text as long as the room left (no byte for the terminator) is formatted again
+     * after the buffer grows, whole. */
+    buf_puts(&b, "ab");
+    size_t room = b.cap - b.len;
+    buf_printf(&b, "%0*d", (int)room, 7);
+    ck_assert_uint_eq(b.len, 2 + room);
+    ck_assert_int_eq(b.data[0], 'a');
+    ck_assert_int_eq(b.data[2], '0');
+    ck_assert_int_eq(b.data[b.len - 1], '7');
+    ck_assert_int_eq(b.data[b.len], '\0');
+    ck_assert_uint_gt(b.cap, b.len);
+}
+END_TEST
+
 START_TEST(clear_keeps_memory)
 {
     buf_puts(&b, "some response body");
@@ -166,6 +182,7 @@ Suite *buf_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, starts_empty_and_terminated);
     tcase_add_test(tc, appends);
+    tcase_add_test(tc, printf_one_byte_past_the_room);
     tcase_add_test(tc, binary_data_keeps_length);
     tcase_add_test(tc, grows_across_many_appends);
     tcase_add_test(tc, printf_larger_than_capacity);
