@@ -44,7 +44,7 @@ UNIT_SRC     := $(wildcard tests/unit/*.c)
 # without the programs' main.c. The tests include them as "webhookd/retry.h" and so on.
 UNIT_APP_SRC := app/webhookd/retry.c app/webhookd/duetimes.c app/webhookd/target.c \
                 app/webhookd/cabundle.c app/webhookd/resolver.c app/webhookd/prune_pass.c \
-                app/api/mime.c app/api/links.c app/admin/site_text.c
+                app/api/mime.c app/api/links.c app/api/fastcgi_conns.c app/admin/site_text.c
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
@@ -82,7 +82,7 @@ $(call obj,$(UNIT_SRC)): CPPFLAGS += -Iapp
 
 
 $(BUILD)/unit-tests: $(call obj,$(UNIT_SRC) $(UNIT_APP_SRC)) $(BUILD)/libmarket.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs check) -lcurl $(CARES_LIBS) $(PKG_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs check) -lcurl -lfcgi $(CARES_LIBS) $(PKG_LIBS)
 
 -include $(shell find $(BUILD) -type f -name '*.d' 2>/dev/null)
 
@@ -317,6 +317,7 @@ RENDER = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
 # is the snippet NGINXDIR/snippets/market.conf, so the site includes it by that name.
 NGINX_RENDER = sed -e '/^[[:space:]]*\#/!{' \
     -e 's|@UPSTREAM_SERVERS@|server unix:$(RUNSTATEDIR)/market/api.sock;|g' \
+    -e 's|@UPSTREAM_KEEPALIVE@|keepalive 32;|g' \
     -e 's|@CONF_DIR@/market-server\.conf|$(NGINXDIR)/snippets/market.conf|g' \
     -e 's|@CONF_DIR@|$(NGINXDIR)/snippets|g' -e 's|@FILES_ROOT@|$(LOCALSTATEDIR)/lib/market/files|g' \
     -e 's|@FILES_PATH@|$(FILES_PATH)|g' -e 's|@LISTEN@|$(SITE_LISTEN)|g' \

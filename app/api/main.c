@@ -1,9 +1,10 @@
 /* market-api: the FastCGI worker.
  *
- * spawn-fcgi hands it a listening socket as fd 0; it accepts one request at a time
- * (fastcgi.c), checks it in the order of docs/contract.md section 2 (key, rate limit, route, scope,
- * input), runs the route's handler and writes the response. Many such processes (multiwatch
- * restarts any that dies) share the socket; they share nothing else but PostgreSQL. */
+ * spawn-fcgi hands it a listening socket as fd 0; it serves one request at a time from the
+ * connections it accepts there, which nginx keeps open (fastcgi.c), checks it in the order of
+ * docs/contract.md section 2 (key, rate limit, route, scope, input), runs the route's handler and
+ * writes the response. Many such processes (multiwatch restarts any that dies) share the socket;
+ * they share nothing else but PostgreSQL. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -63,9 +64,9 @@ static void dispatch(request *r)
 /* Writes out the collected log lines unless a connection is already waiting (and they
  * are less than a second old), so that a quiet worker holds none back while a busy one
  * writes them together. */
-static void flush_log_before_wait(void)
+static void flush_log_before_wait(fastcgi_conn *conn)
 {
-    if (log_pending() && (log_stale() || !fastcgi_waiting()))
+    if (log_pending() && (log_stale() || !fastcgi_waiting(conn)))
         log_flush();
 }
 
@@ -140,7 +141,7 @@ int main(int argc, char **argv)
     /* A line per request, written in batches while requests keep coming (lib/log.h). */
     log_batch(true);
     for (;;) {
-        flush_log_before_wait();
+        flush_log_before_wait(&conn);
         if (!fastcgi_accept(&conn, &idle))
             break;
         request r;

@@ -34,6 +34,7 @@ Suite *webhook_sign_suite(void);
 /* The pure parts of the programs (app/), linked in without their main.c. */
 Suite *cabundle_suite(void);
 Suite *duetimes_suite(void);
+Suite *fastcgi_conns_suite(void);
 Suite *links_suite(void);
 Suite *mime_suite(void);
 Suite *prune_pass_suite(void);

@@ -1,0 +1,254 @@
+/* fastcgi_conns: see fastcgi_conns.h. */
+#include "fastcgi_conns.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "log.h"
+
+/* libfcgi closes a connection gracefully: shutdown, then it waits for the web server to
+ * close its side and reads until then, so that unread input cannot turn the close into a
+ * reset that cuts the response short. On a Unix socket, once the request's input is read
+ * to its end, a plain close loses nothing, so the worker closes at once and takes the
+ * next request without waiting for nginx (FCGX_Detach makes libfcgi's close plain). */
+static bool listens_on_unix_socket(int listener)
+{
+    struct sockaddr_storage addr = {0};
+    socklen_t len = sizeof addr;
+    return getsockname(listener, (struct sockaddr *)&addr, &len) == 0 && addr.ss_family == AF_UNIX;
+}
+
+void fastcgi_conns_init(fastcgi_conns *set, int listener, int read_seconds)
+{
+    memset(set, 0, sizeof *set);
+    set->listener = listener;
+    set->read_seconds = read_seconds;
+    set->plain_close = listens_on_unix_socket(listener);
+    int flags = fcntl(listener, F_GETFL);
+    if (flags >= 0)
+        fcntl(listener, F_SETFL, flags | O_NONBLOCK);
+}
+
+/* libfcgi's peer check for TCP pools, which its own accept made: when
+ * FCGI_WEB_SERVER_ADDRS is set, only the addresses it lists (comma-separated) may talk to
+ * the pool; the others are closed unanswered. */
+static bool peer_allowed(const struct sockaddr_storage *peer)
+{
+    const char *allowed = getenv("FCGI_WEB_SERVER_ADDRS");
+    if (allowed == NULL || (peer->ss_family != AF_INET && peer->ss_family != AF_INET6))
+        return true;
+    char text[INET6_ADDRSTRLEN];
+    const void *addr = peer->ss_family == AF_INET
+                           ? (const void *)&((const struct sockaddr_in *)peer)->sin_addr
+                           : (const void *)&((const struct sockaddr_in6 *)peer)->sin6_addr;
+    if (inet_ntop(peer->ss_family, addr, text, sizeof text) == NULL)
+        return false;
+    size_t len = strlen(text);
+    for (const char *p = allowed; *p != '\0';) {
+        size_t item = strcspn(p, ",");
+        if (item == len && memcmp(p, text, len) == 0)
+            return true;
+        p += item + (p[item] == ',');
+    }
+    return false;
+}
+
+/* A connection the worker accepted: its reads and writes bounded (nginx writes a request
+ * at once, so only a stalled or hostile peer waits that long), and a request of its own
+ * for libfcgi. Its listen_sock is -1, so that libfcgi, when it drops the connection
+ * after a bad record, cannot accept one by itself: it returns to the worker instead. */
+static void conn_add(fastcgi_conns *set, int fd, int family)
+{
+    struct timeval bound = {.tv_sec = set->read_seconds};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof bound);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &bound, sizeof bound);
+    if (family == AF_INET || family == AF_INET6) {
+        int on = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+    }
+    FCGX_Request *fcgi = &set->requests[set->count];
+    FCGX_InitRequest(fcgi, -1, 0);
+    fcgi->ipcFd = fd;
+    /* Not closed by the FCGX_Finish_r that FCGX_Accept_r begins with; the request's
+     * FCGI_BEGIN_REQUEST record then says whether nginx keeps the connection. */
+    fcgi->keepConnection = 1;
+    /* nginx writes the request as soon as it has connected: worth a read at once. */
+    set->fds[set->count] = (struct pollfd){.fd = fd, .events = POLLIN, .revents = POLLIN};
+    set->count++;
+}
+
+/* Takes one waiting connection off the listening socket, if this worker wins it; false
+ * only when the listening socket itself failed. */
+static bool accept_one(fastcgi_conns *set)
+{
+    struct sockaddr_storage peer = {0};
+    socklen_t len = sizeof peer;
+    int fd = accept4(set->listener, (struct sockaddr *)&peer, &len, SOCK_CLOEXEC);
+    if (fd < 0) {
+        switch (errno) {
+        case EBADF:
+        case EINVAL:
+        case ENOTSOCK:
+        case EOPNOTSUPP:
+            log_error("the FastCGI listening socket failed: %s", strerror(errno));
+            return false;
+        default: /* another worker took it, the peer left, or no file left for now */
+            return true;
+        }
+    }
+    if (!peer_allowed(&peer)) {
+        close(fd);
+        return true;
+    }
+    conn_add(set, fd, peer.ss_family);
+    return true;
+}
+
+/* Forgets connection i, closing it unless libfcgi closed it already. fds[] and
+ * requests[] stay side by side: the last one moves into its place (no request is in
+ * progress on either, so libfcgi holds no pointer to them). */
+static void conn_drop(fastcgi_conns *set, int i)
+{
+    FCGX_Request *fcgi = &set->requests[i];
+    if (fcgi->ipcFd >= 0) {
+        FCGX_Free(fcgi, 0);
+        close(fcgi->ipcFd);
+    }
+    int last = set->count - 1;
+    if (i != last) {
+        set->requests[i] = set->requests[last];
+        set->fds[i] = set->fds[last];
+    }
+    set->count--;
+    if (set->next > set->count)
+        set->next = 0;
+}
+
+/* Waits (timeout as poll(2) takes it) on every connection, on the listener unless the
+ * worker holds all the connections it may, and on idle_fd when it is not -1. What the
+ * listener and idle_fd answered is kept apart from the connections' answers, which
+ * take_ready serves in turn. */
+static void poll_all(fastcgi_conns *set, int idle_fd, int timeout_ms)
+{
+    for (int i = 0; i < set->count; i++)
+        set->fds[i] = (struct pollfd){.fd = set->requests[i].ipcFd, .events = POLLIN};
+    struct pollfd *listener = &set->fds[set->count];
+    struct pollfd *idle = &set->fds[set->count + 1];
+    *listener =
+        (struct pollfd){.fd = set->listener, .events = set->count < FASTCGI_CONNS_MAX ? POLLIN : 0};
+    *idle = (struct pollfd){.fd = idle_fd, .events = POLLIN};
+    int ready = poll(set->fds, (nfds_t)set->count + (idle_fd >= 0 ? 2 : 1), timeout_ms);
+    set->polled = ready > 0;
+    set->listener_events = ready > 0 ? listener->revents : 0;
+    set->idle_ready = ready > 0 && idle_fd >= 0 && idle->revents != 0;
+}
+
+/* The next connection with something to read, in turn after the last one served; -1
+ * when the last poll's answers are used up. */
+static int take_ready(fastcgi_conns *set)
+{
+    for (int k = 0; k < set->count; k++) {
+        int i = (set->next + k) % set->count;
+        if (set->fds[i].revents != 0) {
+            set->fds[i].revents = 0;
+            set->next = i + 1;
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* Reads the request waiting on connection i: the request, or NULL when there was none
+ * (nothing to read yet; or nginx closed the connection, or sent something libfcgi
+ * refused, and the connection is gone). */
+static FCGX_Request *conn_read(fastcgi_conns *set, int i)
+{
+    FCGX_Request *fcgi = &set->requests[i];
+    char byte;
+    ssize_t n = recv(fcgi->ipcFd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return NULL; /* woken for nothing: it stays */
+    if (n <= 0) {    /* closed by nginx (its keepalive_timeout, or too many idle) */
+        conn_drop(set, i);
+        return NULL;
+    }
+    if (FCGX_Accept_r(fcgi) < 0) {
+        conn_drop(set, i); /* libfcgi closed it already */
+        return NULL;
+    }
+    return fcgi;
+}
+
+FCGX_Request *fastcgi_conns_next(fastcgi_conns *set, const fastcgi_idle *idle)
+{
+    for (;;) {
+        if (!set->polled)
+            poll_all(set, idle != NULL ? idle->fd(idle->arg) : -1, -1);
+        if (!set->polled)
+            continue; /* interrupted by a signal */
+        if (set->idle_ready && idle != NULL) {
+            set->idle_ready = false;
+            idle->wake(idle->arg);
+        }
+        short listener = set->listener_events;
+        set->listener_events = 0;
+        if ((listener & (POLLERR | POLLNVAL)) != 0) {
+            log_error("the FastCGI listening socket failed");
+            return NULL;
+        }
+        if (listener != 0 && !accept_one(set))
+            return NULL;
+        int i = take_ready(set);
+        if (i < 0) {
+            set->polled = false;
+            continue;
+        }
+        FCGX_Request *fcgi = conn_read(set, i);
+        if (fcgi != NULL)
+            return fcgi;
+    }
+}
+
+/* Reads what is left of the request body (nginx bounds it), so that nothing is unread
+ * when the connection closes or carries the next request; false if it did not end. */
+static bool drain_input(FCGX_Request *fcgi)
+{
+    char scratch[4096];
+    for (int i = 0; i < 64; i++) {
+        if (FCGX_GetStr(scratch, sizeof scratch, fcgi->in) < (int)sizeof scratch)
+            return FCGX_GetError(fcgi->in) == 0;
+    }
+    return false;
+}
+
+void fastcgi_conns_finish(fastcgi_conns *set, FCGX_Request *fcgi)
+{
+    if (!drain_input(fcgi))
+        fcgi->keepConnection = 0; /* what is left of it cannot be told from a request */
+    else if (set->plain_close && !fcgi->keepConnection)
+        FCGX_Detach(fcgi);
+    FCGX_Finish_r(fcgi);
+    if (fcgi->ipcFd < 0)
+        conn_drop(set, (int)(fcgi - set->requests));
+}
+
+bool fastcgi_conns_busy(fastcgi_conns *set)
+{
+    if (set->polled) {
+        if (set->listener_events != 0)
+            return true;
+        for (int i = 0; i < set->count; i++)
+            if (set->fds[i].revents != 0)
+                return true;
+    }
+    poll_all(set, -1, 0);
+    return set->polled;
+}

@@ -1,0 +1,321 @@
+/* api/fastcgi_conns: a worker's FastCGI connections, over a real Unix socket. The test
+ * plays nginx: it writes FastCGI records by hand (protocol version 1), with and without
+ * FCGI_KEEP_CONN, and reads the worker's records back. Everything a case sends is
+ * written before the worker reads, so the worker's waits end at once. */
+#include <errno.h>
+#include <fcgiapp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "api/fastcgi_conns.h"
+#include "unit.h"
+
+enum { BEGIN_REQUEST = 1, END_REQUEST = 3, PARAMS = 4, STDIN = 5, STDOUT = 6 };
+
+static char socket_dir[64];
+static char socket_path[100]; /* fits sun_path (108 bytes) */
+static int listener = -1;
+static fastcgi_conns set;
+
+static void setup(void)
+{
+    snprintf(socket_dir, sizeof socket_dir, "%s", "/tmp/market-fcgi-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(socket_dir));
+    snprintf(socket_path, sizeof socket_path, "%s/api.sock", socket_dir);
+    listener = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    snprintf(addr.sun_path, sizeof addr.sun_path, "%s", socket_path);
+    ck_assert_int_eq(bind(listener, (struct sockaddr *)&addr, sizeof addr), 0);
+    ck_assert_int_eq(listen(listener, 16), 0);
+    ck_assert_int_eq(FCGX_Init(), 0);
+    fastcgi_conns_init(&set, listener, 1);
+}
+
+static void teardown(void)
+{
+    for (int i = 0; i < set.count; i++)
+        close(set.requests[i].ipcFd);
+    close(listener);
+    unlink(socket_path);
+    rmdir(socket_dir);
+}
+
+static int nginx_connect(void)
+{
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    snprintf(addr.sun_path, sizeof addr.sun_path, "%s", socket_path);
+    ck_assert_int_eq(connect(fd, (struct sockaddr *)&addr, sizeof addr), 0);
+    return fd;
+}
+
+static void write_all(int fd, const void *data, size_t len)
+{
+    ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+}
+
+static void write_record(int fd, int type, const void *content, size_t len)
+{
+    unsigned char head[8] = {
+        1, (unsigned char)type, 0, 1, (unsigned char)(len >> 8), (unsigned char)len, 0, 0};
+    write_all(fd, head, sizeof head);
+    if (len > 0)
+        write_all(fd, content, len);
+}
+
+/* A whole request for uri: begin (keeping the connection or not), one parameter, and a
+ * body of body_len bytes of 'x' (no reader of it needed). */
+static void send_request(int fd, const char *uri, bool keep, size_t body_len)
+{
+    unsigned char begin[8] = {0, 1, keep ? 1 : 0, 0, 0, 0, 0, 0};
+    write_record(fd, BEGIN_REQUEST, begin, sizeof begin);
+    /* One name-value pair, both lengths under 128: a byte each. */
+    char params[300];
+    int len = snprintf(params, sizeof params, "%c%c%s%s", (char)strlen("REQUEST_URI"),
+                       (char)strlen(uri), "REQUEST_URI", uri);
+    write_record(fd, PARAMS, params, (size_t)len);
+    write_record(fd, PARAMS, NULL, 0);
+    char chunk[4096];
+    memset(chunk, 'x', sizeof chunk);
+    for (size_t sent = 0; sent < body_len;) {
+        size_t n = body_len - sent < sizeof chunk ? body_len - sent : sizeof chunk;
+        write_record(fd, STDIN, chunk, n);
+        sent += n;
+    }
+    write_record(fd, STDIN, NULL, 0);
+}
+
+static void read_all(int fd, void *data, size_t len)
+{
+    for (size_t got = 0; got < len;) {
+        ssize_t n = read(fd, (char *)data + got, len - got);
+        ck_assert_int_gt(n, 0);
+        got += (size_t)n;
+    }
+}
+
+/* The worker's answer: its standard output up to the END_REQUEST record. */
+static void read_response(int fd, char *out, size_t outsz)
+{
+    size_t used = 0;
+    for (;;) {
+        unsigned char head[8];
+        read_all(fd, head, sizeof head);
+        size_t len = ((size_t)head[4] << 8) | head[5], padding = head[6];
+        char content[65536 + 256];
+        read_all(fd, content, len + padding);
+        if (head[1] == END_REQUEST)
+            break;
+        if (head[1] == STDOUT) {
+            ck_assert_uint_lt(used + len, outsz);
+            memcpy(out + used, content, len);
+            used += len;
+        }
+    }
+    out[used] = '\0';
+}
+
+/* The worker's side of one request: the next one must be for uri; it answers its uri. */
+static void serve(const char *uri)
+{
+    FCGX_Request *fcgi = fastcgi_conns_next(&set, NULL);
+    ck_assert_ptr_nonnull(fcgi);
+    ck_assert_str_eq(FCGX_GetParam("REQUEST_URI", fcgi->envp), uri);
+    FCGX_FPrintF(fcgi->out, "Status: 200 OK\r\n\r\nanswer for %s", uri);
+    fastcgi_conns_finish(&set, fcgi);
+}
+
+static void expect_answer(int fd, const char *uri)
+{
+    char body[1024], expected[256];
+    read_response(fd, body, sizeof body);
+    snprintf(expected, sizeof expected, "Status: 200 OK\r\n\r\nanswer for %s", uri);
+    ck_assert_str_eq(body, expected);
+}
+
+/* The peer's end of a connection the worker closed: nothing more, then the end. */
+static void expect_closed(int fd)
+{
+    char byte;
+    ssize_t n;
+    do
+        n = read(fd, &byte, 1);
+    while (n < 0 && errno == EINTR);
+    ck_assert(n == 0 || (n < 0 && errno == ECONNRESET));
+}
+
+START_TEST(a_kept_connection_carries_request_after_request)
+{
+    int a = nginx_connect();
+    for (int i = 0; i < 3; i++) {
+        char uri[32];
+        snprintf(uri, sizeof uri, "/v1/a/%d", i);
+        send_request(a, uri, true, 0);
+        serve(uri);
+        expect_answer(a, uri);
+        ck_assert_int_eq(set.count, 1);
+    }
+    close(a);
+}
+END_TEST
+
+START_TEST(an_idle_kept_connection_does_not_hold_the_worker)
+{
+    int a = nginx_connect();
+    send_request(a, "/v1/a", true, 0);
+    serve("/v1/a");
+    expect_answer(a, "/v1/a");
+    /* a stays open and sends nothing: b's request is served all the same. */
+    int b = nginx_connect();
+    send_request(b, "/v1/b", true, 0);
+    serve("/v1/b");
+    expect_answer(b, "/v1/b");
+    ck_assert_int_eq(set.count, 2);
+    /* Both have a request waiting: both are served, in turn. */
+    send_request(a, "/v1/a2", true, 0);
+    send_request(b, "/v1/b2", true, 0);
+    FCGX_Request *first = fastcgi_conns_next(&set, NULL);
+    const char *uri = FCGX_GetParam("REQUEST_URI", first->envp);
+    bool a_first = strcmp(uri, "/v1/a2") == 0;
+    ck_assert(a_first || strcmp(uri, "/v1/b2") == 0);
+    FCGX_FPrintF(first->out, "Status: 200 OK\r\n\r\nanswer for %s", uri);
+    fastcgi_conns_finish(&set, first);
+    serve(a_first ? "/v1/b2" : "/v1/a2");
+    expect_answer(a, "/v1/a2");
+    expect_answer(b, "/v1/b2");
+    close(a);
+    close(b);
+}
+END_TEST
+
+START_TEST(a_connection_not_kept_is_closed_after_its_request)
+{
+    int a = nginx_connect();
+    send_request(a, "/v1/once", false, 0);
+    serve("/v1/once");
+    expect_answer(a, "/v1/once");
+    expect_closed(a);
+    ck_assert_int_eq(set.count, 0);
+    close(a);
+}
+END_TEST
+
+START_TEST(a_connection_nginx_closed_is_dropped)
+{
+    int a = nginx_connect();
+    send_request(a, "/v1/a", true, 0);
+    serve("/v1/a");
+    expect_answer(a, "/v1/a");
+    close(a);
+    int b = nginx_connect();
+    send_request(b, "/v1/b", true, 0);
+    serve("/v1/b"); /* a's end is read on the way, or at the next wait */
+    expect_answer(b, "/v1/b");
+    send_request(b, "/v1/b2", true, 0);
+    serve("/v1/b2");
+    expect_answer(b, "/v1/b2");
+    ck_assert_int_eq(set.count, 1);
+    close(b);
+}
+END_TEST
+
+START_TEST(an_unread_body_is_drained_before_the_next_request)
+{
+    int a = nginx_connect();
+    send_request(a, "/v1/post", true, 20000); /* the handler reads none of it */
+    serve("/v1/post");
+    expect_answer(a, "/v1/post");
+    send_request(a, "/v1/after", true, 0);
+    serve("/v1/after");
+    expect_answer(a, "/v1/after");
+    close(a);
+}
+END_TEST
+
+START_TEST(what_is_no_fastcgi_request_loses_its_connection_only)
+{
+    int junk = nginx_connect();
+    write_all(junk, "GET / HTTP/1.1\r\n\r\n", 18);
+    int b = nginx_connect();
+    send_request(b, "/v1/b", true, 0);
+    serve("/v1/b");
+    expect_answer(b, "/v1/b");
+    expect_closed(junk);
+    ck_assert_int_eq(set.count, 1);
+    close(junk);
+    close(b);
+}
+END_TEST
+
+static int wakes;
+static int wake_pipe[2];
+
+static int idle_fd(void *arg)
+{
+    (void)arg;
+    return wake_pipe[0];
+}
+
+static void idle_wake(void *arg)
+{
+    (void)arg;
+    char byte;
+    ck_assert_int_eq(read(wake_pipe[0], &byte, 1), 1);
+    wakes++;
+}
+
+START_TEST(the_idle_descriptor_is_heard_while_waiting)
+{
+    ck_assert_int_eq(pipe(wake_pipe), 0);
+    wakes = 0;
+    write_all(wake_pipe[1], "!", 1);
+    int a = nginx_connect();
+    send_request(a, "/v1/a", true, 0);
+    const fastcgi_idle idle = {idle_fd, idle_wake, NULL};
+    FCGX_Request *fcgi = fastcgi_conns_next(&set, &idle);
+    ck_assert_ptr_nonnull(fcgi);
+    ck_assert_int_eq(wakes, 1);
+    fastcgi_conns_finish(&set, fcgi);
+    close(a);
+    close(wake_pipe[0]);
+    close(wake_pipe[1]);
+}
+END_TEST
+
+START_TEST(busy_tells_whether_a_request_may_be_waiting)
+{
+    ck_assert(!fastcgi_conns_busy(&set));
+    int a = nginx_connect();
+    ck_assert(fastcgi_conns_busy(&set)); /* on the listener */
+    send_request(a, "/v1/a", true, 0);
+    serve("/v1/a");
+    expect_answer(a, "/v1/a");
+    ck_assert(!fastcgi_conns_busy(&set));
+    send_request(a, "/v1/a2", true, 0);
+    ck_assert(fastcgi_conns_busy(&set)); /* on the kept connection */
+    serve("/v1/a2");
+    expect_answer(a, "/v1/a2");
+    close(a);
+}
+END_TEST
+
+Suite *fastcgi_conns_suite(void)
+{
+    Suite *s = suite_create("fastcgi_conns");
+    TCase *tc = tcase_create("core");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, a_kept_connection_carries_request_after_request);
+    tcase_add_test(tc, an_idle_kept_connection_does_not_hold_the_worker);
+    tcase_add_test(tc, a_connection_not_kept_is_closed_after_its_request);
+    tcase_add_test(tc, a_connection_nginx_closed_is_dropped);
+    tcase_add_test(tc, an_unread_body_is_drained_before_the_next_request);
+    tcase_add_test(tc, what_is_no_fastcgi_request_loses_its_connection_only);
+    tcase_add_test(tc, the_idle_descriptor_is_heard_while_waiting);
+    tcase_add_test(tc, busy_tells_whether_a_request_may_be_waiting);
+    suite_add_tcase(s, tc);
+    return s;
+}
