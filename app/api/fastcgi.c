@@ -142,9 +142,10 @@ void fastcgi_write_response(fastcgi_conn *c, const request *r, buf *head)
         buf_printf(head, "Content-Length: %zu\r\n", r->body->len);
     buf_append(head, r->headers->data, r->headers->len);
     buf_puts(head, "\r\n");
-    FCGX_PutStr(head->data, (int)head->len, c->fcgi->out);
-    if (strcmp(r->method, "HEAD") != 0)
-        FCGX_PutStr(r->body->data, (int)r->body->len, c->fcgi->out);
+    /* When nginx is gone (its client left, say) the answer has no reader: the connection
+     * is closed, as libfcgi did, and nothing is logged but the request's line. */
+    struct iovec pieces[2] = {{head->data, head->len}, {r->body->data, r->body->len}};
+    (void)fastcgi_conns_reply(c->fcgi, pieces, strcmp(r->method, "HEAD") != 0 ? 2 : 1);
 }
 
 void fastcgi_finish(fastcgi_conn *c)

@@ -217,6 +217,100 @@ FCGX_Request *fastcgi_conns_next(fastcgi_conns *set, const fastcgi_idle *idle)
     }
 }
 
+/* FastCGI records (the specification, section 3.3): an 8-byte header before each. */
+enum { FCGI_VERSION_1 = 1, FCGI_END_REQUEST = 3, FCGI_STDOUT = 6 };
+#define RECORD_MAX 65535 /* the content length is 16 bits */
+#define REPLY_IOVS 64    /* 8 records of 64 KiB per writev, about 3 pieces each */
+
+static void record_header(unsigned char h[8], int type, int request_id, size_t len)
+{
+    h[0] = FCGI_VERSION_1;
+    h[1] = (unsigned char)type;
+    h[2] = (unsigned char)(request_id >> 8);
+    h[3] = (unsigned char)request_id;
+    h[4] = (unsigned char)(len >> 8);
+    h[5] = (unsigned char)len;
+    h[6] = 0; /* no padding: it is optional */
+    h[7] = 0;
+}
+
+/* Writes all of iov[0..n-1], a partial write continued where it stopped. */
+static bool write_all(int fd, struct iovec *iov, int n)
+{
+    while (n > 0) {
+        ssize_t done = writev(fd, iov, n);
+        if (done < 0 && errno == EINTR)
+            continue;
+        if (done <= 0)
+            return false;
+        while (n > 0 && (size_t)done >= iov->iov_len) {
+            done -= (ssize_t)iov->iov_len;
+            iov++;
+            n--;
+        }
+        if (n > 0) {
+            iov->iov_base = (char *)iov->iov_base + done;
+            iov->iov_len -= (size_t)done;
+        }
+    }
+    return true;
+}
+
+bool fastcgi_conns_reply(FCGX_Request *fcgi, const struct iovec *pieces, int n)
+{
+    /* Standard output in records of at most RECORD_MAX bytes, each a header and the
+     * slices of the pieces it holds; then an empty record (the end of standard output)
+     * and FCGI_END_REQUEST, status 0 and FCGI_REQUEST_COMPLETE (0). */
+    static unsigned char headers[REPLY_IOVS][8];
+    struct iovec iov[REPLY_IOVS + 2];
+    int used = 0, nheaders = 0;
+    bool ok = true;
+    size_t offset = 0; /* into pieces[piece] */
+    int piece = 0;
+    while (piece < n && pieces[piece].iov_len == 0)
+        piece++;
+    while (ok && piece < n) {
+        /* Room for a header and at least one slice, else out with what is gathered. */
+        if (used + 2 > REPLY_IOVS) {
+            ok = write_all(fcgi->ipcFd, iov, used);
+            used = nheaders = 0;
+            continue;
+        }
+        int at_header = used++;
+        size_t len = 0;
+        while (piece < n && len < RECORD_MAX && used < REPLY_IOVS) {
+            size_t take = pieces[piece].iov_len - offset;
+            if (take > RECORD_MAX - len)
+                take = RECORD_MAX - len;
+            iov[used++] = (struct iovec){(char *)pieces[piece].iov_base + offset, take};
+            len += take;
+            offset += take;
+            if (offset == pieces[piece].iov_len) {
+                offset = 0;
+                piece++;
+                while (piece < n && pieces[piece].iov_len == 0)
+                    piece++;
+            }
+        }
+        record_header(headers[nheaders], FCGI_STDOUT, fcgi->requestId, len);
+        iov[at_header] = (struct iovec){headers[nheaders++], 8};
+    }
+    /* The last two headers, then FCGI_END_REQUEST's body: appStatus 0 (4 bytes),
+     * FCGI_REQUEST_COMPLETE (0) and 3 reserved bytes. */
+    static unsigned char end[24];
+    record_header(end, FCGI_STDOUT, fcgi->requestId, 0);
+    record_header(end + 8, FCGI_END_REQUEST, fcgi->requestId, 8);
+    iov[used++] = (struct iovec){end, sizeof end};
+    ok = ok && write_all(fcgi->ipcFd, iov, used);
+    /* libfcgi must write nothing more on this request: its closing of standard output
+     * (FCGX_Finish_r) is done already. */
+    fcgi->out->wasFCloseCalled = 1;
+    fcgi->out->isClosed = 1;
+    if (!ok)
+        fcgi->keepConnection = 0;
+    return ok;
+}
+
 /* Reads what is left of the request body (nginx bounds it), so that nothing is unread
  * when the connection closes or carries the next request; false if it did not end. */
 static bool drain_input(FCGX_Request *fcgi)

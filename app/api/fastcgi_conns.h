@@ -23,6 +23,7 @@
 #include <fcgiapp.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <sys/uio.h>
 
 /* Beyond this many connections a worker stops accepting and leaves new ones to the other
  * workers of the pool (nginx keeps at most `keepalive` idle ones per nginx process). */
@@ -59,6 +60,13 @@ void fastcgi_conns_init(fastcgi_conns *set, int listener, int read_seconds);
  * NULL) and reads its parameters (libfcgi's FCGX_Accept_r): the request to serve, or NULL
  * when the listening socket failed and the worker must end. */
 FCGX_Request *fastcgi_conns_next(fastcgi_conns *set, const fastcgi_idle *idle);
+
+/* Writes the whole answer of the request on fcgi, the n pieces of its standard output
+ * one after another, and the end of the request, in one write where the socket takes it
+ * (libfcgi would write its 8 KiB buffer at a time, so a page of 100 items took two
+ * writes and often two wake-ups of nginx). Nothing else may be written on fcgi's
+ * streams. False when the connection failed: it is then closed, not kept. */
+bool fastcgi_conns_reply(FCGX_Request *fcgi, const struct iovec *pieces, int n);
 
 /* Ends the request answered on fcgi: what is left of its body is read, its streams are
  * freed, and its connection is kept for the next request when nginx asked to keep it. */

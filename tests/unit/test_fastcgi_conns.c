@@ -4,6 +4,7 @@
  * written before the worker reads, so the worker's waits end at once. */
 #include <errno.h>
 #include <fcgiapp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,38 @@ static void serve(const char *uri)
     fastcgi_conns_finish(&set, fcgi);
 }
 
+/* The peer reads the answer of a large reply while the worker writes it. */
+typedef struct {
+    int fd;
+    char *out;
+    size_t size;
+} reader;
+
+static void *read_in_background(void *arg)
+{
+    reader *rd = arg;
+    read_response(rd->fd, rd->out, rd->size);
+    return NULL;
+}
+
+/* Serves uri with fastcgi_conns_reply: a head, then the body in pieces. */
+static void serve_reply(const char *uri, const char *body, size_t body_len, int body_pieces)
+{
+    FCGX_Request *fcgi = fastcgi_conns_next(&set, NULL);
+    ck_assert_ptr_nonnull(fcgi);
+    ck_assert_str_eq(FCGX_GetParam("REQUEST_URI", fcgi->envp), uri);
+    static const char head[] = "Status: 200 OK\r\n\r\n";
+    struct iovec pieces[8] = {{(void *)head, sizeof head - 1}};
+    size_t at = 0;
+    for (int i = 1; i <= body_pieces; i++) {
+        size_t len = i == body_pieces ? body_len - at : body_len / (size_t)body_pieces;
+        pieces[i] = (struct iovec){(void *)(body + at), len};
+        at += len;
+    }
+    ck_assert(fastcgi_conns_reply(fcgi, pieces, 1 + body_pieces));
+    fastcgi_conns_finish(&set, fcgi);
+}
+
 static void expect_answer(int fd, const char *uri)
 {
     char body[1024], expected[256];
@@ -251,6 +284,52 @@ START_TEST(what_is_no_fastcgi_request_loses_its_connection_only)
 }
 END_TEST
 
+START_TEST(a_reply_is_whole_records_whatever_its_size)
+{
+    /* 0 bytes, one record, several records (64 KiB each at most), and more records
+     * than one writev takes (3 MiB: 48 records), read while they are written. */
+    static const size_t sizes[] = {0, 10000, 65535 - 18, 200000, 3 * 1024 * 1024};
+    int a = nginx_connect();
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        size_t len = sizes[k];
+        char *body = malloc(len + 1), *answer = malloc(len + 64);
+        for (size_t i = 0; i < len; i++)
+            body[i] = (char)('a' + i % 26);
+        body[len] = '\0';
+        char uri[32];
+        snprintf(uri, sizeof uri, "/v1/big/%zu", len);
+        send_request(a, uri, true, 0);
+        reader rd = {a, answer, len + 64};
+        pthread_t thread;
+        ck_assert_int_eq(pthread_create(&thread, NULL, read_in_background, &rd), 0);
+        serve_reply(uri, body, len, k % 2 == 0 ? 1 : 3);
+        ck_assert_int_eq(pthread_join(thread, NULL), 0);
+        ck_assert_uint_eq(strlen(answer), 18 + len);
+        ck_assert_int_eq(memcmp(answer, "Status: 200 OK\r\n\r\n", 18), 0);
+        ck_assert_int_eq(memcmp(answer + 18, body, len), 0);
+        ck_assert_int_eq(set.count, 1); /* kept for the next */
+        free(body);
+        free(answer);
+    }
+    close(a);
+}
+END_TEST
+
+START_TEST(a_reply_nobody_reads_closes_the_connection)
+{
+    int a = nginx_connect();
+    send_request(a, "/v1/gone", true, 0);
+    FCGX_Request *fcgi = fastcgi_conns_next(&set, NULL);
+    ck_assert_ptr_nonnull(fcgi);
+    close(a); /* nginx's client left */
+    static const char head[] = "Status: 200 OK\r\n\r\n";
+    struct iovec piece = {(void *)head, sizeof head - 1};
+    ck_assert(!fastcgi_conns_reply(fcgi, &piece, 1));
+    fastcgi_conns_finish(&set, fcgi);
+    ck_assert_int_eq(set.count, 0);
+}
+END_TEST
+
 static int wakes;
 static int wake_pipe[2];
 
@@ -316,6 +395,8 @@ Suite *fastcgi_conns_suite(void)
     tcase_add_test(tc, what_is_no_fastcgi_request_loses_its_connection_only);
     tcase_add_test(tc, the_idle_descriptor_is_heard_while_waiting);
     tcase_add_test(tc, busy_tells_whether_a_request_may_be_waiting);
+    tcase_add_test(tc, a_reply_is_whole_records_whatever_its_size);
+    tcase_add_test(tc, a_reply_nobody_reads_closes_the_connection);
     suite_add_tcase(s, tc);
     return s;
 }
