@@ -317,7 +317,6 @@ RENDER = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
 # is the snippet NGINXDIR/snippets/market.conf, so the site includes it by that name.
 NGINX_RENDER = sed -e '/^[[:space:]]*\#/!{' \
     -e 's|@UPSTREAM_SERVERS@|server unix:$(RUNSTATEDIR)/market/api.sock;|g' \
-    -e 's|@UPSTREAM_KEEPALIVE@|keepalive 32;|g' \
     -e 's|@CONF_DIR@/market-server\.conf|$(NGINXDIR)/snippets/market.conf|g' \
     -e 's|@CONF_DIR@|$(NGINXDIR)/snippets|g' -e 's|@FILES_ROOT@|$(LOCALSTATEDIR)/lib/market/files|g' \
     -e 's|@FILES_PATH@|$(FILES_PATH)|g' -e 's|@LISTEN@|$(SITE_LISTEN)|g' \

@@ -1,10 +1,10 @@
 /* fastcgi: the worker's side of FastCGI (libfcgi), so that main.c reads as the loop.
  *
- * A worker takes the next request from the connections it holds (fastcgi_conns.h: nginx
- * keeps them open between requests) or from a new one on the pool's listening socket
- * (standard input, as spawn-fcgi and systemd hand it over), reads the request's
- * parameters into a request and writes the response back. Every read and write is
- * bounded in time: only a stalled or hostile peer ever waits, and never for long. */
+ * A worker takes the next request from a new connection on the pool's listening socket
+ * (standard input, as spawn-fcgi and systemd hand it over), or from a connection the web
+ * server kept (fastcgi_conns.h), reads the request's parameters into a request and writes
+ * the response back. Every read and write is bounded in time: only a stalled or hostile
+ * peer ever waits, and never for long. */
 #ifndef MARKET_FASTCGI_H
 #define MARKET_FASTCGI_H
 

@@ -1,22 +1,24 @@
 /* fastcgi_conns: the FastCGI connections one worker holds, and the next request among
  * them.
  *
- * nginx keeps FastCGI connections open between requests (`keepalive` in the upstream,
- * `fastcgi_keep_conn on`: nginx/market-fastcgi.conf). That saves a connect, an accept and
- * a close on both sides of every request, and the wake-ups that go with them: the
- * published mix runs about 40 % faster with it on this two-core machine (README).
+ * The worker accepts connections itself rather than through libfcgi's FCGX_Accept_r:
+ * libfcgi's accept needed a timer around it (a peer that connects and stalls would hold
+ * its blocking reads for good), two setitimer calls per request, and it polls each new
+ * connection before reading it. Here a connection gets socket timeouts once, when it is
+ * accepted, and libfcgi only reads the request on it.
  *
- * libfcgi serves one connection at a time and, left to accept by itself, would sit on an
- * idle kept connection while requests wait on others (or in the listen queue). So the
- * worker accepts for libfcgi, keeps every connection it accepted, and waits on all of
- * them and on the listening socket together: it serves whichever has a request, one
- * request at a time, taking the connections in turn. A connection nginx does not keep
- * (its request lacks FCGI_KEEP_CONN) is closed after its request, as before.
+ * A web server may keep a connection for further requests (FCGI_KEEP_CONN: nginx's
+ * `fastcgi_keep_conn on` with `keepalive` in the upstream). libfcgi serves one connection
+ * at a time and, left to itself, would sit on an idle kept connection while requests
+ * wait on others. So the worker keeps every connection it accepted that asked to be kept,
+ * and waits on all of them and on the listening socket together: it serves whichever has
+ * a request, in turn. It never closes a kept connection that the web server may reuse.
+ * A connection that did not ask to be kept is closed after its request.
  *
- * The worker never closes a kept connection that nginx may reuse: only nginx does (its
- * upstream keepalive_timeout, or too many idle ones), so a request nginx sends on a kept
- * connection always finds the worker listening. The worker drops a connection only when
- * nginx closed it, or when what came on it is no FastCGI request. */
+ * market's nginx configuration does not keep connections (nginx/market-fastcgi.conf,
+ * docs/deploy.md): a request nginx sends on a kept connection waits behind a slow
+ * request of the same worker even while another worker is idle. Measured here, keeping
+ * them makes the published mix about 40 % faster (README, performance). */
 #ifndef MARKET_FASTCGI_CONNS_H
 #define MARKET_FASTCGI_CONNS_H
 

@@ -1,7 +1,7 @@
 /* market-api: the FastCGI worker.
  *
  * spawn-fcgi hands it a listening socket as fd 0; it serves one request at a time from the
- * connections it accepts there, which nginx keeps open (fastcgi.c), checks it in the order of
+ * connections it accepts there (fastcgi.c), checks it in the order of
  * docs/contract.md section 2 (key, rate limit, route, scope, input), runs the route's handler and
  * writes the response. Many such processes (multiwatch restarts any that dies) share the socket;
  * they share nothing else but PostgreSQL. */
