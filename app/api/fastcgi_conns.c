@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -26,8 +27,56 @@ static bool listens_on_unix_socket(int listener)
     return getsockname(listener, (struct sockaddr *)&addr, &len) == 0 && addr.ss_family == AF_UNIX;
 }
 
+/* The set whose request is out (between fastcgi_conns_next and fastcgi_conns_finish), and
+ * that request's index, for bounce_waiting: the set does not change meanwhile. */
+static fastcgi_conns *volatile serving_set;
+static volatile sig_atomic_t serving_index;
+
+/* SIGALRM, every FASTCGI_BOUNCE_MS while a request is out: each other connection with
+ * input waiting is shut down, unread (see fastcgi_conns.h). Only async-signal-safe
+ * calls: poll and shutdown; the connection is forgotten later, by the loop, when it reads
+ * the end of it. */
+static void bounce_waiting(int signal_number)
+{
+    (void)signal_number;
+    int saved = errno;
+    fastcgi_conns *set = serving_set;
+    for (int i = 0; set != NULL && i < set->count; i++) {
+        int fd = set->requests[i].ipcFd;
+        if (i == serving_index || fd < 0)
+            continue;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (!set->sent_back[i] && poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0) {
+            shutdown(fd, SHUT_RDWR);
+            set->sent_back[i] = 1;
+        }
+    }
+    errno = saved;
+}
+
+/* Arms the bounce while the request at index is out, when the worker holds other
+ * connections (none to bounce else); disarms it with index -1. */
+static void bounce_while_serving(fastcgi_conns *set, int index)
+{
+    bool arm = index >= 0 && set->count > 1;
+    if (!arm && !set->bounce_armed)
+        return;
+    serving_set = arm ? set : NULL;
+    serving_index = index;
+    long us = FASTCGI_BOUNCE_MS * 1000L;
+    struct itimerval every = {.it_interval = {.tv_usec = us}, .it_value = {.tv_usec = us}};
+    struct itimerval off = {0};
+    setitimer(ITIMER_REAL, arm ? &every : &off, NULL);
+    set->bounce_armed = arm;
+}
+
 void fastcgi_conns_init(fastcgi_conns *set, int listener, int read_seconds)
 {
+    /* SA_RESTART: the worker's reads and writes go on across the signal; its waits in
+     * poll see EINTR and wait again. */
+    struct sigaction bounce = {.sa_handler = bounce_waiting, .sa_flags = SA_RESTART};
+    sigemptyset(&bounce.sa_mask);
+    sigaction(SIGALRM, &bounce, NULL);
     memset(set, 0, sizeof *set);
     set->listener = listener;
     set->read_seconds = read_seconds;
@@ -76,6 +125,7 @@ static void conn_add(fastcgi_conns *set, int fd, int family)
     }
     FCGX_Request *fcgi = &set->requests[set->count];
     FCGX_InitRequest(fcgi, -1, 0);
+    set->sent_back[set->count] = 0;
     fcgi->ipcFd = fd;
     /* Not closed by the FCGX_Finish_r that FCGX_Accept_r begins with; the request's
      * FCGI_BEGIN_REQUEST record then says whether nginx keeps the connection. */
@@ -126,6 +176,7 @@ static void conn_drop(fastcgi_conns *set, int i)
     if (i != last) {
         set->requests[i] = set->requests[last];
         set->fds[i] = set->fds[last];
+        set->sent_back[i] = set->sent_back[last];
     }
     set->count--;
     if (set->next > set->count)
@@ -212,8 +263,10 @@ FCGX_Request *fastcgi_conns_next(fastcgi_conns *set, const fastcgi_idle *idle)
             continue;
         }
         FCGX_Request *fcgi = conn_read(set, i);
-        if (fcgi != NULL)
+        if (fcgi != NULL) {
+            bounce_while_serving(set, (int)(fcgi - set->requests));
             return fcgi;
+        }
     }
 }
 
@@ -311,6 +364,17 @@ bool fastcgi_conns_reply(FCGX_Request *fcgi, const struct iovec *pieces, int n)
     return ok;
 }
 
+int fastcgi_conns_read_body(FCGX_Request *fcgi, char *buf, int n)
+{
+    sigset_t alarm, before;
+    sigemptyset(&alarm);
+    sigaddset(&alarm, SIGALRM);
+    sigprocmask(SIG_BLOCK, &alarm, &before);
+    int got = FCGX_GetStr(buf, n, fcgi->in);
+    sigprocmask(SIG_SETMASK, &before, NULL);
+    return got;
+}
+
 /* Reads what is left of the request body (nginx bounds it), so that nothing is unread
  * when the connection closes or carries the next request; false if it did not end. */
 static bool drain_input(FCGX_Request *fcgi)
@@ -325,6 +389,7 @@ static bool drain_input(FCGX_Request *fcgi)
 
 void fastcgi_conns_finish(fastcgi_conns *set, FCGX_Request *fcgi)
 {
+    bounce_while_serving(set, -1);
     if (!drain_input(fcgi))
         fcgi->keepConnection = 0; /* what is left of it cannot be told from a request */
     else if (set->plain_close && !fcgi->keepConnection)
@@ -332,6 +397,10 @@ void fastcgi_conns_finish(fastcgi_conns *set, FCGX_Request *fcgi)
     FCGX_Finish_r(fcgi);
     if (fcgi->ipcFd < 0)
         conn_drop(set, (int)(fcgi - set->requests));
+    /* What was sent back while it was out: nginx has given up those connections. */
+    for (int i = set->count - 1; i >= 0; i--)
+        if (set->sent_back[i])
+            conn_drop(set, i);
 }
 
 bool fastcgi_conns_busy(fastcgi_conns *set)

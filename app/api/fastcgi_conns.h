@@ -7,29 +7,43 @@
  * connection before reading it. Here a connection gets socket timeouts once, when it is
  * accepted, and libfcgi only reads the request on it.
  *
- * A web server may keep a connection for further requests (FCGI_KEEP_CONN: nginx's
- * `fastcgi_keep_conn on` with `keepalive` in the upstream). libfcgi serves one connection
- * at a time and, left to itself, would sit on an idle kept connection while requests
- * wait on others. So the worker keeps every connection it accepted that asked to be kept,
- * and waits on all of them and on the listening socket together: it serves whichever has
- * a request, in turn. It never closes a kept connection that the web server may reuse.
- * A connection that did not ask to be kept is closed after its request.
+ * nginx keeps connections for further requests (FCGI_KEEP_CONN: `fastcgi_keep_conn on`
+ * with `keepalive` in the upstream, for GET and HEAD: nginx/market-http.conf.template),
+ * which spares a connect, an accept and a close on both sides of most requests: the
+ * published mix runs about 40 % faster with it (README, performance). libfcgi serves one
+ * connection at a time and, left to itself, would sit on an idle kept connection while
+ * requests wait on others. So the worker keeps every connection it accepted that asked
+ * to be kept, and waits on all of them and on the listening socket together: it serves
+ * whichever has a request, in turn. It never closes an idle kept connection, which nginx
+ * may be reusing at that very moment. A connection that did not ask to be kept is closed
+ * after its request.
  *
- * market's nginx configuration does not keep connections (nginx/market-fastcgi.conf,
- * docs/deploy.md): a request nginx sends on a kept connection waits behind a slow
- * request of the same worker even while another worker is idle. Measured here, keeping
- * them makes the published mix about 40 % faster (README, performance). */
+ * nginx picks a kept connection without knowing whether its worker is busy, so a request
+ * may arrive on one while its worker serves another, slow one (a search, a statement
+ * waiting on a lock), although another worker is idle. After FASTCGI_BOUNCE_MS of
+ * serving, and as often again until the request ends, the worker shuts down every other
+ * connection that has a request waiting, unread. nginx sees a kept connection fail
+ * before any answer and sends the request again on another connection (for a kept
+ * connection it adds a try of its own; `fastcgi_next_upstream error` allows it), which an
+ * idle worker takes. Only GET and HEAD travel on kept connections, since nginx never
+ * sends a POST twice: other methods go to an upstream without `keepalive`, on
+ * connections of their own. */
 #ifndef MARKET_FASTCGI_CONNS_H
 #define MARKET_FASTCGI_CONNS_H
 
 #include <fcgiapp.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/uio.h>
 
 /* Beyond this many connections a worker stops accepting and leaves new ones to the other
  * workers of the pool (nginx keeps at most `keepalive` idle ones per nginx process). */
 #define FASTCGI_CONNS_MAX 128
+
+/* How long a request waits behind another of the same worker before it is sent back to
+ * nginx (longer than almost every request takes: see README, performance). */
+#define FASTCGI_BOUNCE_MS 10
 
 /* What a worker does while it waits for a request: when fd(arg) (-1: nothing) is
  * readable, wake(arg) reads it. */
@@ -48,7 +62,10 @@ typedef struct {
     bool polled;           /* the last poll's answers are not all served yet: */
     short listener_events; /* the listener's */
     bool idle_ready;       /* the idle descriptor is readable */
+    bool bounce_armed;     /* the timer of bounce_waiting runs */
     FCGX_Request requests[FASTCGI_CONNS_MAX];
+    /* Shut down by bounce_waiting while a request was out: dropped once it is done. */
+    volatile sig_atomic_t sent_back[FASTCGI_CONNS_MAX];
     /* One per connection (their revents: the last poll's answers), then the listener,
      * then the idle descriptor. */
     struct pollfd fds[FASTCGI_CONNS_MAX + 2];
@@ -69,6 +86,11 @@ FCGX_Request *fastcgi_conns_next(fastcgi_conns *set, const fastcgi_idle *idle);
  * writes and often two wake-ups of nginx). Nothing else may be written on fcgi's
  * streams. False when the connection failed: it is then closed, not kept. */
 bool fastcgi_conns_reply(FCGX_Request *fcgi, const struct iovec *pieces, int n);
+
+/* Reads up to n bytes of the request's body (FCGX_GetStr) with the bounce's SIGALRM held
+ * back meanwhile: a read on a socket with a timeout is cut short by a signal, not
+ * restarted (signal(7)), and libfcgi would take it for an error. */
+int fastcgi_conns_read_body(FCGX_Request *fcgi, char *buf, int n);
 
 /* Ends the request answered on fcgi: what is left of its body is read, its streams are
  * freed, and its connection is kept for the next request when nginx asked to keep it. */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "api/fastcgi_conns.h"
@@ -330,6 +331,71 @@ START_TEST(a_reply_nobody_reads_closes_the_connection)
 }
 END_TEST
 
+/* Waits ms, across the worker's SIGALRM (which cuts a sleep short). */
+static void wait_ms(long ms)
+{
+    struct timespec left = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+    while (nanosleep(&left, &left) != 0 && errno == EINTR)
+        ;
+}
+
+START_TEST(a_request_waiting_behind_a_slow_one_is_sent_back)
+{
+    int a = nginx_connect();
+    send_request(a, "/v1/a", true, 0);
+    serve("/v1/a");
+    expect_answer(a, "/v1/a");
+    int b = nginx_connect();
+    send_request(b, "/v1/b", true, 0);
+    serve("/v1/b");
+    expect_answer(b, "/v1/b");
+    ck_assert_int_eq(set.count, 2);
+
+    /* a's request is slow; b's arrives meanwhile and waits past FASTCGI_BOUNCE_MS. */
+    send_request(a, "/v1/slow", true, 0);
+    FCGX_Request *slow = fastcgi_conns_next(&set, NULL);
+    ck_assert_str_eq(FCGX_GetParam("REQUEST_URI", slow->envp), "/v1/slow");
+    send_request(b, "/v1/b2", true, 0);
+    wait_ms(5 * FASTCGI_BOUNCE_MS);
+    expect_closed(b); /* sent back unread: nginx sends it again on another connection */
+    FCGX_FPrintF(slow->out, "Status: 200 OK\r\n\r\nanswer for %s", "/v1/slow");
+    fastcgi_conns_finish(&set, slow);
+    expect_answer(a, "/v1/slow");
+
+    /* b is forgotten; a goes on. */
+    send_request(a, "/v1/a3", true, 0);
+    serve("/v1/a3");
+    expect_answer(a, "/v1/a3");
+    ck_assert_int_eq(set.count, 1);
+    close(a);
+    close(b);
+}
+END_TEST
+
+START_TEST(a_quick_request_sends_nothing_back)
+{
+    int a = nginx_connect();
+    send_request(a, "/v1/a", true, 0);
+    serve("/v1/a");
+    expect_answer(a, "/v1/a");
+    int b = nginx_connect();
+    send_request(b, "/v1/b", true, 0);
+    serve("/v1/b");
+    expect_answer(b, "/v1/b");
+    /* The timer is off between requests: an idle while is no reason to send back. */
+    wait_ms(5 * FASTCGI_BOUNCE_MS);
+    send_request(a, "/v1/a2", true, 0);
+    serve("/v1/a2");
+    expect_answer(a, "/v1/a2");
+    send_request(b, "/v1/b2", true, 0);
+    serve("/v1/b2");
+    expect_answer(b, "/v1/b2");
+    ck_assert_int_eq(set.count, 2);
+    close(a);
+    close(b);
+}
+END_TEST
+
 static int wakes;
 static int wake_pipe[2];
 
@@ -397,6 +463,8 @@ Suite *fastcgi_conns_suite(void)
     tcase_add_test(tc, busy_tells_whether_a_request_may_be_waiting);
     tcase_add_test(tc, a_reply_is_whole_records_whatever_its_size);
     tcase_add_test(tc, a_reply_nobody_reads_closes_the_connection);
+    tcase_add_test(tc, a_request_waiting_behind_a_slow_one_is_sent_back);
+    tcase_add_test(tc, a_quick_request_sends_nothing_back);
     suite_add_tcase(s, tc);
     return s;
 }
