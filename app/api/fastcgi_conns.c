@@ -6,11 +6,13 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -27,56 +29,81 @@ static bool listens_on_unix_socket(int listener)
     return getsockname(listener, (struct sockaddr *)&addr, &len) == 0 && addr.ss_family == AF_UNIX;
 }
 
-/* The set whose request is out (between fastcgi_conns_next and fastcgi_conns_finish), and
- * that request's index, for bounce_waiting: the set does not change meanwhile. */
-static fastcgi_conns *volatile serving_set;
-static volatile sig_atomic_t serving_index;
+/* The bounce runs on a thread of its own (a SIGEV_THREAD timer), never as a signal in the
+ * worker's thread: a signal would cut short the worker's waits, sleeps and socket reads
+ * with a timeout, which are not restarted (signal(7)). bounce_lock guards what the two
+ * share: the set whose request is out (between fastcgi_conns_next and
+ * fastcgi_conns_finish, while the worker's thread leaves the set alone), that request's
+ * index, and the sent_back marks. */
+static pthread_mutex_t bounce_lock = PTHREAD_MUTEX_INITIALIZER;
+static fastcgi_conns *serving_set;
+static int serving_index;
+static timer_t bounce_timer;
+static bool bounce_timer_made;
 
-/* SIGALRM, every FASTCGI_BOUNCE_MS while a request is out: each other connection with
- * input waiting is shut down, unread (see fastcgi_conns.h). Only async-signal-safe
- * calls: poll and shutdown; the connection is forgotten later, by the loop, when it reads
- * the end of it. */
-static void bounce_waiting(int signal_number)
+/* Every FASTCGI_BOUNCE_MS while a request is out: each other connection that carried a
+ * request before (only GET and HEAD come on those) and has input waiting is shut down,
+ * unread; the worker forgets it once the request is done. A connection never read yet may
+ * bring a POST, which nginx would not send again: it waits its turn. */
+static void bounce_waiting(union sigval unused)
 {
-    (void)signal_number;
-    int saved = errno;
+    (void)unused;
+    pthread_mutex_lock(&bounce_lock);
     fastcgi_conns *set = serving_set;
     for (int i = 0; set != NULL && i < set->count; i++) {
         int fd = set->requests[i].ipcFd;
-        if (i == serving_index || fd < 0)
+        if (i == serving_index || fd < 0 || set->fresh[i] || set->sent_back[i])
             continue;
         struct pollfd p = {.fd = fd, .events = POLLIN};
-        if (!set->sent_back[i] && poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0) {
+        if (poll(&p, 1, 0) > 0 && (p.revents & POLLIN) != 0) {
             shutdown(fd, SHUT_RDWR);
-            set->sent_back[i] = 1;
+            set->sent_back[i] = true;
         }
     }
-    errno = saved;
+    pthread_mutex_unlock(&bounce_lock);
 }
 
-/* Arms the bounce while the request at index is out, when the worker holds other
- * connections (none to bounce else); disarms it with index -1. */
+/* True when a connection other than index has carried a request: one that nginx may
+ * reuse, and so one a request may wait on. */
+static bool others_reused(const fastcgi_conns *set, int index)
+{
+    for (int i = 0; i < set->count; i++)
+        if (i != index && !set->fresh[i])
+            return true;
+    return false;
+}
+
+/* Arms the bounce while the request at index is out, when there is anything to bounce;
+ * disarms it with index -1. */
 static void bounce_while_serving(fastcgi_conns *set, int index)
 {
-    bool arm = index >= 0 && set->count > 1;
+    bool arm = bounce_timer_made && index >= 0 && others_reused(set, index);
     if (!arm && !set->bounce_armed)
         return;
+    long ns = FASTCGI_BOUNCE_MS * 1000000L;
+    struct itimerspec every = {.it_interval = {.tv_nsec = ns}, .it_value = {.tv_nsec = ns}};
+    struct itimerspec off = {0};
+    if (!arm)
+        timer_settime(bounce_timer, 0, &off, NULL);
+    pthread_mutex_lock(&bounce_lock);
     serving_set = arm ? set : NULL;
     serving_index = index;
-    long us = FASTCGI_BOUNCE_MS * 1000L;
-    struct itimerval every = {.it_interval = {.tv_usec = us}, .it_value = {.tv_usec = us}};
-    struct itimerval off = {0};
-    setitimer(ITIMER_REAL, arm ? &every : &off, NULL);
+    pthread_mutex_unlock(&bounce_lock);
+    if (arm)
+        timer_settime(bounce_timer, 0, &every, NULL);
     set->bounce_armed = arm;
 }
 
 void fastcgi_conns_init(fastcgi_conns *set, int listener, int read_seconds)
 {
-    /* SA_RESTART: the worker's reads and writes go on across the signal; its waits in
-     * poll see EINTR and wait again. */
-    struct sigaction bounce = {.sa_handler = bounce_waiting, .sa_flags = SA_RESTART};
-    sigemptyset(&bounce.sa_mask);
-    sigaction(SIGALRM, &bounce, NULL);
+    if (!bounce_timer_made) {
+        struct sigevent on_expiry = {.sigev_notify = SIGEV_THREAD,
+                                     .sigev_notify_function = bounce_waiting};
+        bounce_timer_made = timer_create(CLOCK_MONOTONIC, &on_expiry, &bounce_timer) == 0;
+        if (!bounce_timer_made)
+            log_error("timer_create failed: %s; requests may wait behind slow ones",
+                      strerror(errno));
+    }
     memset(set, 0, sizeof *set);
     set->listener = listener;
     set->read_seconds = read_seconds;
@@ -125,7 +152,8 @@ static void conn_add(fastcgi_conns *set, int fd, int family)
     }
     FCGX_Request *fcgi = &set->requests[set->count];
     FCGX_InitRequest(fcgi, -1, 0);
-    set->sent_back[set->count] = 0;
+    set->sent_back[set->count] = false;
+    set->fresh[set->count] = true;
     fcgi->ipcFd = fd;
     /* Not closed by the FCGX_Finish_r that FCGX_Accept_r begins with; the request's
      * FCGI_BEGIN_REQUEST record then says whether nginx keeps the connection. */
@@ -177,6 +205,7 @@ static void conn_drop(fastcgi_conns *set, int i)
         set->requests[i] = set->requests[last];
         set->fds[i] = set->fds[last];
         set->sent_back[i] = set->sent_back[last];
+        set->fresh[i] = set->fresh[last];
     }
     set->count--;
     if (set->next > set->count)
@@ -264,7 +293,9 @@ FCGX_Request *fastcgi_conns_next(fastcgi_conns *set, const fastcgi_idle *idle)
         }
         FCGX_Request *fcgi = conn_read(set, i);
         if (fcgi != NULL) {
-            bounce_while_serving(set, (int)(fcgi - set->requests));
+            int index = (int)(fcgi - set->requests);
+            bounce_while_serving(set, index);
+            set->fresh[index] = false; /* what comes next on it is a reuse */
             return fcgi;
         }
     }
@@ -362,17 +393,6 @@ bool fastcgi_conns_reply(FCGX_Request *fcgi, const struct iovec *pieces, int n)
     if (!ok)
         fcgi->keepConnection = 0;
     return ok;
-}
-
-int fastcgi_conns_read_body(FCGX_Request *fcgi, char *buf, int n)
-{
-    sigset_t alarm, before;
-    sigemptyset(&alarm);
-    sigaddset(&alarm, SIGALRM);
-    sigprocmask(SIG_BLOCK, &alarm, &before);
-    int got = FCGX_GetStr(buf, n, fcgi->in);
-    sigprocmask(SIG_SETMASK, &before, NULL);
-    return got;
 }
 
 /* Reads what is left of the request body (nginx bounds it), so that nothing is unread

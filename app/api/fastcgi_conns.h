@@ -22,8 +22,8 @@
  * may arrive on one while its worker serves another, slow one (a search, a statement
  * waiting on a lock), although another worker is idle. After FASTCGI_BOUNCE_MS of
  * serving, and as often again until the request ends, the worker shuts down every other
- * connection that has a request waiting, unread. nginx sees a kept connection fail
- * before any answer and sends the request again on another connection (for a kept
+ * connection that carried a request before and has one waiting, unread. nginx sees a kept
+ * connection fail before any answer and sends the request again on another connection (for a kept
  * connection it adds a try of its own; `fastcgi_next_upstream error` allows it), which an
  * idle worker takes. Only GET and HEAD travel on kept connections, since nginx never
  * sends a POST twice: other methods go to an upstream without `keepalive`, on
@@ -33,7 +33,6 @@
 
 #include <fcgiapp.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <sys/uio.h>
 
@@ -43,7 +42,7 @@
 
 /* How long a request waits behind another of the same worker before it is sent back to
  * nginx (longer than almost every request takes: see README, performance). */
-#define FASTCGI_BOUNCE_MS 10
+#define FASTCGI_BOUNCE_MS 5
 
 /* What a worker does while it waits for a request: when fd(arg) (-1: nothing) is
  * readable, wake(arg) reads it. */
@@ -62,10 +61,12 @@ typedef struct {
     bool polled;           /* the last poll's answers are not all served yet: */
     short listener_events; /* the listener's */
     bool idle_ready;       /* the idle descriptor is readable */
-    bool bounce_armed;     /* the timer of bounce_waiting runs */
+    bool bounce_armed;     /* the bounce's timer runs */
     FCGX_Request requests[FASTCGI_CONNS_MAX];
-    /* Shut down by bounce_waiting while a request was out: dropped once it is done. */
-    volatile sig_atomic_t sent_back[FASTCGI_CONNS_MAX];
+    /* Shut down by the bounce while a request was out: dropped once it is done. */
+    bool sent_back[FASTCGI_CONNS_MAX];
+    /* No request read on it yet (it may bring any method): never bounced. */
+    bool fresh[FASTCGI_CONNS_MAX];
     /* One per connection (their revents: the last poll's answers), then the listener,
      * then the idle descriptor. */
     struct pollfd fds[FASTCGI_CONNS_MAX + 2];
@@ -86,11 +87,6 @@ FCGX_Request *fastcgi_conns_next(fastcgi_conns *set, const fastcgi_idle *idle);
  * writes and often two wake-ups of nginx). Nothing else may be written on fcgi's
  * streams. False when the connection failed: it is then closed, not kept. */
 bool fastcgi_conns_reply(FCGX_Request *fcgi, const struct iovec *pieces, int n);
-
-/* Reads up to n bytes of the request's body (FCGX_GetStr) with the bounce's SIGALRM held
- * back meanwhile: a read on a socket with a timeout is cut short by a signal, not
- * restarted (signal(7)), and libfcgi would take it for an error. */
-int fastcgi_conns_read_body(FCGX_Request *fcgi, char *buf, int n);
 
 /* Ends the request answered on fcgi: what is left of its body is read, its streams are
  * freed, and its connection is kept for the next request when nginx asked to keep it. */

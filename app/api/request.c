@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fastcgi_conns.h"
 #include "json_body.h"
 #include "log.h"
 #include "text.h"
@@ -165,7 +164,7 @@ static bool read_body(request *r, char **data, size_t *len)
         return respond_error(r, 413, "invalid_request_error", "body_too_large", NULL,
                              "the request body is over %d bytes", REQUEST_MAX_BODY);
     char *p = arena_alloc(r->arena, REQUEST_MAX_BODY + 2);
-    int n = fastcgi_conns_read_body(fcgi, p, REQUEST_MAX_BODY + 1);
+    int n = FCGX_GetStr(p, REQUEST_MAX_BODY + 1, fcgi->in);
     if (n < 0)
         n = 0;
     if (n > REQUEST_MAX_BODY)
