@@ -157,8 +157,11 @@ int main(int argc, char **argv)
         db_watch(w.db, fastcgi_fd(&conn)); /* a client that goes away cancels its statement */
         log_set_request(r.request_id);
         dispatch(&r);
+        /* The key's request is done: another of its may start. Before the answer is
+         * written, which reaches the client at once (one write, the end of the request
+         * with it), so that the key's next request never finds this one in flight. */
+        ops_key_leave();
         fastcgi_write_response(&conn, &r, &head);
-        ops_key_leave(); /* the key's request is answered: another of its may start */
         db_watch(w.db, -1);
         log_set_request(NULL); /* the request's own line names it: id=... */
         ops_request_done(&r, clock_us() - start);
