@@ -7,10 +7,12 @@
  * connection before reading it. Here a connection gets socket timeouts once, when it is
  * accepted, and libfcgi only reads the request on it.
  *
- * nginx keeps connections for further requests (FCGI_KEEP_CONN: `fastcgi_keep_conn on`
- * with `keepalive` in the upstream, for GET and HEAD: nginx/market-http.conf.template),
- * which spares a connect, an accept and a close on both sides of most requests: the
- * published mix runs about 40 % faster with it (README, performance). libfcgi serves one
+ * A web server may keep connections for further requests (FCGI_KEEP_CONN: nginx's
+ * `fastcgi_keep_conn on` with `keepalive` in the upstream), which spares a connect, an
+ * accept and a close on both sides of most requests. market's nginx configuration does
+ * not (docs/deploy.md: measured, the published mix gains 43 % and the whole-catalogue
+ * mirror loses 20 %, pages queueing at a busy worker), but a worker handles them
+ * properly for a web server that does. libfcgi serves one
  * connection at a time and, left to itself, would sit on an idle kept connection while
  * requests wait on others. So the worker keeps every connection it accepted that asked
  * to be kept, and waits on all of them and on the listening socket together: it serves
