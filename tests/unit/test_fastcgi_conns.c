@@ -171,6 +171,14 @@ static void expect_answer(int fd, const char *uri)
     ck_assert_str_eq(body, expected);
 }
 
+/* One request on a kept connection fd, served by the worker and answered. */
+static void round_trip(int fd, const char *uri)
+{
+    send_request(fd, uri, true, 0);
+    serve(uri);
+    expect_answer(fd, uri);
+}
+
 /* The peer's end of a connection the worker closed: nothing more, then the end. */
 static void expect_closed(int fd)
 {
@@ -188,9 +196,7 @@ START_TEST(a_kept_connection_carries_request_after_request)
     for (int i = 0; i < 3; i++) {
         char uri[32];
         snprintf(uri, sizeof uri, "/v1/a/%d", i);
-        send_request(a, uri, true, 0);
-        serve(uri);
-        expect_answer(a, uri);
+        round_trip(a, uri);
         ck_assert_int_eq(set.count, 1);
     }
     close(a);
@@ -200,14 +206,10 @@ END_TEST
 START_TEST(an_idle_kept_connection_does_not_hold_the_worker)
 {
     int a = nginx_connect();
-    send_request(a, "/v1/a", true, 0);
-    serve("/v1/a");
-    expect_answer(a, "/v1/a");
+    round_trip(a, "/v1/a");
     /* a stays open and sends nothing: b's request is served all the same. */
     int b = nginx_connect();
-    send_request(b, "/v1/b", true, 0);
-    serve("/v1/b");
-    expect_answer(b, "/v1/b");
+    round_trip(b, "/v1/b");
     ck_assert_int_eq(set.count, 2);
     /* Both have a request waiting: both are served, in turn. */
     send_request(a, "/v1/a2", true, 0);
@@ -241,17 +243,13 @@ END_TEST
 START_TEST(a_connection_nginx_closed_is_dropped)
 {
     int a = nginx_connect();
-    send_request(a, "/v1/a", true, 0);
-    serve("/v1/a");
-    expect_answer(a, "/v1/a");
+    round_trip(a, "/v1/a");
     close(a);
     int b = nginx_connect();
     send_request(b, "/v1/b", true, 0);
     serve("/v1/b"); /* a's end is read on the way, or at the next wait */
     expect_answer(b, "/v1/b");
-    send_request(b, "/v1/b2", true, 0);
-    serve("/v1/b2");
-    expect_answer(b, "/v1/b2");
+    round_trip(b, "/v1/b2");
     ck_assert_int_eq(set.count, 1);
     close(b);
 }
@@ -263,9 +261,7 @@ START_TEST(an_unread_body_is_drained_before_the_next_request)
     send_request(a, "/v1/post", true, 20000); /* the handler reads none of it */
     serve("/v1/post");
     expect_answer(a, "/v1/post");
-    send_request(a, "/v1/after", true, 0);
-    serve("/v1/after");
-    expect_answer(a, "/v1/after");
+    round_trip(a, "/v1/after");
     close(a);
 }
 END_TEST
@@ -275,9 +271,7 @@ START_TEST(what_is_no_fastcgi_request_loses_its_connection_only)
     int junk = nginx_connect();
     write_all(junk, "GET / HTTP/1.1\r\n\r\n", 18);
     int b = nginx_connect();
-    send_request(b, "/v1/b", true, 0);
-    serve("/v1/b");
-    expect_answer(b, "/v1/b");
+    round_trip(b, "/v1/b");
     expect_closed(junk);
     ck_assert_int_eq(set.count, 1);
     close(junk);
@@ -342,13 +336,9 @@ static void wait_ms(long ms)
 START_TEST(a_request_waiting_behind_a_slow_one_is_sent_back)
 {
     int a = nginx_connect();
-    send_request(a, "/v1/a", true, 0);
-    serve("/v1/a");
-    expect_answer(a, "/v1/a");
+    round_trip(a, "/v1/a");
     int b = nginx_connect();
-    send_request(b, "/v1/b", true, 0);
-    serve("/v1/b");
-    expect_answer(b, "/v1/b");
+    round_trip(b, "/v1/b");
     ck_assert_int_eq(set.count, 2);
 
     /* a's request is slow; b's arrives meanwhile and waits past FASTCGI_BOUNCE_MS. */
@@ -363,9 +353,7 @@ START_TEST(a_request_waiting_behind_a_slow_one_is_sent_back)
     expect_answer(a, "/v1/slow");
 
     /* b is forgotten; a goes on. */
-    send_request(a, "/v1/a3", true, 0);
-    serve("/v1/a3");
-    expect_answer(a, "/v1/a3");
+    round_trip(a, "/v1/a3");
     ck_assert_int_eq(set.count, 1);
     close(a);
     close(b);
@@ -375,21 +363,13 @@ END_TEST
 START_TEST(a_quick_request_sends_nothing_back)
 {
     int a = nginx_connect();
-    send_request(a, "/v1/a", true, 0);
-    serve("/v1/a");
-    expect_answer(a, "/v1/a");
+    round_trip(a, "/v1/a");
     int b = nginx_connect();
-    send_request(b, "/v1/b", true, 0);
-    serve("/v1/b");
-    expect_answer(b, "/v1/b");
+    round_trip(b, "/v1/b");
     /* The timer is off between requests: an idle while is no reason to send back. */
     wait_ms(5 * FASTCGI_BOUNCE_MS);
-    send_request(a, "/v1/a2", true, 0);
-    serve("/v1/a2");
-    expect_answer(a, "/v1/a2");
-    send_request(b, "/v1/b2", true, 0);
-    serve("/v1/b2");
-    expect_answer(b, "/v1/b2");
+    round_trip(a, "/v1/a2");
+    round_trip(b, "/v1/b2");
     ck_assert_int_eq(set.count, 2);
     close(a);
     close(b);
@@ -436,9 +416,7 @@ START_TEST(busy_tells_whether_a_request_may_be_waiting)
     ck_assert(!fastcgi_conns_busy(&set));
     int a = nginx_connect();
     ck_assert(fastcgi_conns_busy(&set)); /* on the listener */
-    send_request(a, "/v1/a", true, 0);
-    serve("/v1/a");
-    expect_answer(a, "/v1/a");
+    round_trip(a, "/v1/a");
     ck_assert(!fastcgi_conns_busy(&set));
     send_request(a, "/v1/a2", true, 0);
     ck_assert(fastcgi_conns_busy(&set)); /* on the kept connection */
