@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -106,6 +107,11 @@ void fastcgi_conns_init(fastcgi_conns *set, int listener, int read_seconds)
     }
     memset(set, 0, sizeof *set);
     set->listener = listener;
+    set->idle_in_epoll = -1;
+    set->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+    if (set->epoll_fd < 0)
+        log_error("epoll_create1 failed: %s; every idle worker wakes for each connection",
+                  strerror(errno));
     set->read_seconds = read_seconds;
     set->plain_close = listens_on_unix_socket(listener);
     int flags = fcntl(listener, F_GETFL);
@@ -161,6 +167,10 @@ static void conn_add(fastcgi_conns *set, int fd, int family)
     /* nginx writes the request as soon as it has connected: worth a read at once. */
     set->fds[set->count] = (struct pollfd){.fd = fd, .events = POLLIN, .revents = POLLIN};
     set->count++;
+    if (set->epoll_fd >= 0) {
+        struct epoll_event in = {.events = EPOLLIN, .data.fd = fd};
+        epoll_ctl(set->epoll_fd, EPOLL_CTL_ADD, fd, &in);
+    }
 }
 
 /* Takes one waiting connection off the listening socket, if this worker wins it; false
@@ -198,8 +208,10 @@ static void conn_drop(fastcgi_conns *set, int i)
     FCGX_Request *fcgi = &set->requests[i];
     if (fcgi->ipcFd >= 0) {
         FCGX_Free(fcgi, 0);
+        if (set->epoll_fd >= 0)
+            epoll_ctl(set->epoll_fd, EPOLL_CTL_DEL, fcgi->ipcFd, NULL);
         close(fcgi->ipcFd);
-    }
+    } /* else libfcgi closed it, which took it out of epoll_fd */
     int last = set->count - 1;
     if (i != last) {
         set->requests[i] = set->requests[last];
@@ -212,12 +224,77 @@ static void conn_drop(fastcgi_conns *set, int i)
         set->next = 0;
 }
 
+/* The listener is in epoll_fd while the worker may take another connection. It is added
+ * with EPOLLEXCLUSIVE, which a change cannot keep (EPOLL_CTL_MOD refuses it): taken out
+ * and put back instead. */
+static void epoll_sync_listener(fastcgi_conns *set)
+{
+    bool wanted = set->count < FASTCGI_CONNS_MAX;
+    if (wanted == set->listener_in_epoll)
+        return;
+    struct epoll_event in = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.fd = set->listener};
+    if (epoll_ctl(set->epoll_fd, wanted ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, set->listener, &in) == 0)
+        set->listener_in_epoll = wanted;
+}
+
+/* The idle descriptor may change, or be closed and its number given to a new one (a
+ * database reconnect), which takes it out of epoll_fd unseen: modified each time, and
+ * added again when it is not there. */
+static void epoll_sync_idle(fastcgi_conns *set, int idle_fd)
+{
+    if (set->idle_in_epoll >= 0 && set->idle_in_epoll != idle_fd)
+        epoll_ctl(set->epoll_fd, EPOLL_CTL_DEL, set->idle_in_epoll, NULL);
+    set->idle_in_epoll = -1;
+    if (idle_fd < 0)
+        return;
+    struct epoll_event in = {.events = EPOLLIN, .data.fd = idle_fd};
+    if (epoll_ctl(set->epoll_fd, EPOLL_CTL_MOD, idle_fd, &in) == 0 ||
+        (errno == ENOENT && epoll_ctl(set->epoll_fd, EPOLL_CTL_ADD, idle_fd, &in) == 0))
+        set->idle_in_epoll = idle_fd;
+}
+
+/* poll_all's sleep. poll(2) on the listening socket wakes every worker of the pool that
+ * waits on it for one new connection; all but one then find nothing to accept. On a
+ * virtual machine each such wake-up interrupts a halted CPU: with two workers, a walk of
+ * the catalogue on one connection spent a third of its time on them (README,
+ * performance). epoll with EPOLLEXCLUSIVE wakes one. */
+static void wait_all(fastcgi_conns *set, int idle_fd, int timeout_ms)
+{
+    epoll_sync_listener(set);
+    epoll_sync_idle(set, idle_fd);
+    struct epoll_event events[FASTCGI_CONNS_MAX + 2];
+    int ready = epoll_wait(set->epoll_fd, events, FASTCGI_CONNS_MAX + 2, timeout_ms);
+    for (int i = 0; i < set->count; i++)
+        set->fds[i] = (struct pollfd){.fd = set->requests[i].ipcFd, .events = POLLIN};
+    set->polled = ready > 0;
+    set->listener_events = 0;
+    set->idle_ready = false;
+    for (int k = 0; k < ready; k++) {
+        int fd = events[k].data.fd;
+        /* EPOLLIN, EPOLLERR and EPOLLHUP are POLLIN, POLLERR and POLLHUP. */
+        short revents = (short)(events[k].events & (EPOLLIN | EPOLLERR | EPOLLHUP));
+        if (fd == set->listener)
+            set->listener_events = revents;
+        else if (fd == idle_fd)
+            set->idle_ready = true;
+        else
+            for (int i = 0; i < set->count; i++)
+                if (set->fds[i].fd == fd)
+                    set->fds[i].revents = revents;
+    }
+}
+
 /* Waits (timeout as poll(2) takes it) on every connection, on the listener unless the
  * worker holds all the connections it may, and on idle_fd when it is not -1. What the
  * listener and idle_fd answered is kept apart from the connections' answers, which
- * take_ready serves in turn. */
+ * take_ready serves in turn. A look without waiting (timeout 0) polls, which wakes no
+ * one and sees the listener as it is, whichever worker epoll would have woken. */
 static void poll_all(fastcgi_conns *set, int idle_fd, int timeout_ms)
 {
+    if (timeout_ms != 0 && set->epoll_fd >= 0) {
+        wait_all(set, idle_fd, timeout_ms);
+        return;
+    }
     for (int i = 0; i < set->count; i++)
         set->fds[i] = (struct pollfd){.fd = set->requests[i].ipcFd, .events = POLLIN};
     struct pollfd *listener = &set->fds[set->count];

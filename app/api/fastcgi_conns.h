@@ -7,12 +7,10 @@
  * connection before reading it. Here a connection gets socket timeouts once, when it is
  * accepted, and libfcgi only reads the request on it.
  *
- * A web server may keep connections for further requests (FCGI_KEEP_CONN: nginx's
- * `fastcgi_keep_conn on` with `keepalive` in the upstream), which spares a connect, an
- * accept and a close on both sides of most requests. market's nginx configuration does
- * not (docs/deploy.md: measured, the published mix gains 43 % and the whole-catalogue
- * mirror loses 20 %, pages queueing at a busy worker), but a worker handles them
- * properly for a web server that does. libfcgi serves one
+ * nginx keeps connections for further requests (FCGI_KEEP_CONN: `fastcgi_keep_conn on`
+ * with `keepalive` in the upstream, for GET and HEAD: nginx/market-http.conf.template),
+ * which spares a connect, an accept and a close on both sides of most requests: the
+ * published mix runs about 40 % faster with it (README, performance). libfcgi serves one
  * connection at a time and, left to itself, would sit on an idle kept connection while
  * requests wait on others. So the worker keeps every connection it accepted that asked
  * to be kept, and waits on all of them and on the listening socket together: it serves
@@ -55,7 +53,10 @@ typedef struct {
 } fastcgi_idle;
 
 typedef struct {
-    int listener;          /* the pool's listening socket (standard input) */
+    int listener; /* the pool's listening socket (standard input) */
+    int epoll_fd; /* what the worker sleeps on (-1: poll instead, see wait_all) */
+    bool listener_in_epoll;
+    int idle_in_epoll;     /* the idle descriptor registered in epoll_fd, or -1 */
     int read_seconds;      /* bound on each read and write of a connection */
     bool plain_close;      /* a Unix socket: close at once (see fastcgi_conns_finish) */
     int count;             /* connections held: requests[0 .. count-1] */
@@ -74,8 +75,9 @@ typedef struct {
     struct pollfd fds[FASTCGI_CONNS_MAX + 2];
 } fastcgi_conns;
 
-/* Starts with no connection; the listener is made non-blocking (every worker of the pool
- * is woken for one connection, and those that lose the race must not wait in accept). */
+/* Starts with no connection. The listener is made non-blocking: a worker that was woken
+ * for a connection another worker took must not wait in accept. Workers sleep on it
+ * exclusively (EPOLLEXCLUSIVE), so a new connection wakes one sleeping worker, not all. */
 void fastcgi_conns_init(fastcgi_conns *set, int listener, int read_seconds);
 
 /* Waits until a connection has a request (running idle's wake meanwhile; idle may be

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -41,6 +42,7 @@ static void teardown(void)
 {
     for (int i = 0; i < set.count; i++)
         close(set.requests[i].ipcFd);
+    close(set.epoll_fd);
     close(listener);
     unlink(socket_path);
     rmdir(socket_dir);
@@ -189,6 +191,90 @@ static void expect_closed(int fd)
     while (n < 0 && errno == EINTR);
     ck_assert(n == 0 || (n < 0 && errno == ECONNRESET));
 }
+
+/* Two workers of one pool, each a thread with its own set on the same listener, each
+ * serving one request; which thread has served, and each thread's id for /proc. */
+typedef struct {
+    fastcgi_conns *conns;
+    _Atomic pid_t tid;
+    atomic_bool served;
+} pool_worker;
+
+static void *serve_one(void *arg)
+{
+    pool_worker *w = arg;
+    atomic_store(&w->tid, gettid());
+    FCGX_Request *fcgi = fastcgi_conns_next(w->conns, NULL);
+    ck_assert_ptr_nonnull(fcgi);
+    FCGX_FPrintF(fcgi->out, "Status: 200 OK\r\n\r\nanswer for %s",
+                 FCGX_GetParam("REQUEST_URI", fcgi->envp));
+    atomic_store(&w->served, true);
+    fastcgi_conns_finish(w->conns, fcgi);
+    return NULL;
+}
+
+/* A thread's state letter and its voluntary context switches (how often it slept). */
+static char thread_state(pid_t tid, long *slept)
+{
+    char path[64], line[256], state = '?';
+    snprintf(path, sizeof path, "/proc/self/task/%d/status", (int)tid);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    static const char switches[] = "voluntary_ctxt_switches:";
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (strncmp(line, "State:", 6) == 0)
+            state = line[6 + strspn(line + 6, " \t")];
+        else if (strncmp(line, switches, sizeof switches - 1) == 0)
+            *slept = strtol(line + sizeof switches - 1, NULL, 10);
+    }
+    fclose(f);
+    return state;
+}
+
+START_TEST(a_new_connection_wakes_one_sleeping_worker)
+{
+    static fastcgi_conns other;
+    fastcgi_conns_init(&other, listener, 1);
+    pool_worker workers[2] = {{.conns = &set}, {.conns = &other}};
+    pthread_t threads[2];
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(pthread_create(&threads[i], NULL, serve_one, &workers[i]), 0);
+    /* Both asleep on the listener, and settled there. */
+    long slept[2] = {0, 0};
+    for (int tries = 0;; tries++) {
+        ck_assert_int_lt(tries, 500);
+        struct timespec pause = {.tv_nsec = 10 * 1000000L};
+        nanosleep(&pause, NULL);
+        pid_t a = atomic_load(&workers[0].tid), b = atomic_load(&workers[1].tid);
+        if (a != 0 && b != 0 && thread_state(a, &slept[0]) == 'S' &&
+            thread_state(b, &slept[1]) == 'S')
+            break;
+    }
+    int fd = nginx_connect();
+    send_request(fd, "/v1/first", false, 0);
+    expect_answer(fd, "/v1/first");
+    close(fd);
+    int waiting = atomic_load(&workers[0].served) ? 1 : 0;
+    ck_assert(atomic_load(&workers[1 - waiting].served));
+    ck_assert(!atomic_load(&workers[waiting].served));
+    /* The other worker slept through it: poll(2) on the listener would have woken it
+     * too, to find nothing to accept and sleep again. */
+    struct timespec pause = {.tv_nsec = 50 * 1000000L};
+    nanosleep(&pause, NULL);
+    long slept_now = 0;
+    ck_assert_int_eq(thread_state(atomic_load(&workers[waiting].tid), &slept_now), 'S');
+    ck_assert_int_eq(slept_now, slept[waiting]);
+    /* The next connection is its. */
+    fd = nginx_connect();
+    send_request(fd, "/v1/second", false, 0);
+    expect_answer(fd, "/v1/second");
+    close(fd);
+    for (int i = 0; i < 2; i++)
+        pthread_join(threads[i], NULL);
+    ck_assert(atomic_load(&workers[waiting].served));
+    close(other.epoll_fd);
+}
+END_TEST
 
 START_TEST(a_kept_connection_carries_request_after_request)
 {
@@ -432,6 +518,7 @@ Suite *fastcgi_conns_suite(void)
     TCase *tc = tcase_create("core");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, a_kept_connection_carries_request_after_request);
+    tcase_add_test(tc, a_new_connection_wakes_one_sleeping_worker);
     tcase_add_test(tc, an_idle_kept_connection_does_not_hold_the_worker);
     tcase_add_test(tc, a_connection_not_kept_is_closed_after_its_request);
     tcase_add_test(tc, a_connection_nginx_closed_is_dropped);
