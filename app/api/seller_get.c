@@ -18,7 +18,7 @@
     "SELECT s.id, s.name, s.bio, s.website,"                                                    \
     "       to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),"        \
     "       n.count,"                                                                           \
-    "       " PRODUCT_ITEM_COLUMNS ", p.created_at::text"                                        \
+    "       " PRODUCT_ITEM_COLUMNS ", p.created_at" /* as text: see products_list.c */          \
     "  FROM sellers s"                                                                          \
     count                                                                                       \
     "  LEFT JOIN LATERAL (SELECT * FROM products p"                                             \
