@@ -317,6 +317,7 @@ RENDER = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
 # is the snippet NGINXDIR/snippets/market.conf, so the site includes it by that name.
 NGINX_RENDER = sed -e '/^[[:space:]]*\#/!{' \
     -e 's|@UPSTREAM_SERVERS@|server unix:$(RUNSTATEDIR)/market/api.sock;|g' \
+    -e 's|@UPSTREAM_KEEPALIVE@|keepalive 32;|g' \
     -e 's|@CONF_DIR@/market-server\.conf|$(NGINXDIR)/snippets/market.conf|g' \
     -e 's|@CONF_DIR@|$(NGINXDIR)/snippets|g' -e 's|@FILES_ROOT@|$(LOCALSTATEDIR)/lib/market/files|g' \
     -e 's|@FILES_PATH@|$(FILES_PATH)|g' -e 's|@LISTEN@|$(SITE_LISTEN)|g' \
@@ -355,7 +356,7 @@ $(DIST)/nginx/market-site.conf: nginx/market-site.conf.template $(DIST)/paths
 # out) inside market-instance.conf.template's server, passed to the site's pool and
 # streaming the site's files; the {{NAME}} placeholders are market-admin site create's.
 SITE_NGINX_RENDER = sed -e '/^[[:space:]]*\#/!{' \
-    -e 's|^\([[:space:]]*\)include "@CONF_DIR@/market-fastcgi.conf";|\1fastcgi_pass market_site_{{SITE}};\n\1include "@CONF_DIR@/market-sites-fastcgi.conf";|' \
+    -e 's|^\([[:space:]]*\)include "@CONF_DIR@/market-fastcgi.conf";|\1fastcgi_pass market_site_{{SITE}}$$market_pool_kind;\n\1include "@CONF_DIR@/market-sites-fastcgi.conf";|' \
     -e 's|@FILES_ROOT@|{{FILES_ROOT}}|g' \
     -e 's|@ACCESS_LOG@|@SITE_ACCESS_LOG@|g' -e '}'
 $(DIST)/site/locations.conf: nginx/market-server.conf.template $(DIST)/paths
@@ -378,7 +379,8 @@ $(DIST)/nginx/snippets/market-sites-fastcgi.conf: nginx/market-fastcgi.conf
 	{ printf '%s\n' '# The FastCGI parameters of the sites of market-admin site create (their nginx' \
 	    '# files include it after their own fastcgi_pass): market-fastcgi.conf without its' \
 	    '# fastcgi_pass, which names the default site'"'"'s pool. Tune every site here.'; \
-	  sed -e '1,/^$$/d' -e '/^fastcgi_pass market_api;$$/d' $<; } >$@.new
+	  sed -e '1,/^$$/d' -e '/^# market_api for GET and HEAD/d' \
+	      -e '/^fastcgi_pass market_api$$market_pool_kind;$$/d' $<; } >$@.new
 	@if grep -q '^fastcgi_pass' $@.new; then echo "$@: a fastcgi_pass left" >&2; exit 1; fi
 	@mv -f $@.new $@
 $(DIST)/site/site.env: $(DIST)/market.env
