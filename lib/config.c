@@ -131,7 +131,6 @@ bool config_load(market_config *cfg, int needs, char *err, size_t errlen)
         !env_long("MARKET_WEBHOOK_TIMEOUT", 10, 1, 300, &cfg->webhook_timeout, err, errlen) ||
         !env_long("MARKET_PAGE_CACHE_MS", 1000, 0, 10000, &cfg->page_cache_ms, err, errlen) ||
         !env_long("MARKET_REQUEST_LOG", 1, 0, 1, &cfg->request_log, err, errlen) ||
-        !env_long("MARKET_SEARCH_WINDOW", 10000, 5, 1000000, &cfg->search_window, err, errlen) ||
         !env_long("MARKET_STATEMENT_TIMEOUT", 2000, 10, 600000, &cfg->statement_timeout_ms, err,
                   errlen) ||
         !env_long("MARKET_WORKERS", cores(), 1, 256, &cfg->workers, err, errlen) ||

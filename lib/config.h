@@ -40,7 +40,6 @@ typedef struct {
     bool webhook_allow_private;
     long page_cache_ms; /* how long a worker may answer a catalogue page again; 0: never */
     long request_log;   /* 1: market-api logs a line per request; 0: nginx's access log only */
-    long search_window; /* rows a relevance search reads in id order before the GIN index */
     long statement_timeout_ms; /* the API's bound on one statement (MARKET_STATEMENT_TIMEOUT) */
     long workers;              /* the pool's size (MARKET_WORKERS, default: the cores) */
     long key_inflight; /* one key's requests served at once on a host (MARKET_KEY_INFLIGHT) */

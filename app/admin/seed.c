@@ -323,9 +323,6 @@ static void tidy_up(db *d, const seed_plan *plan)
     char sql[128]; /* constants only */
     snprintf(sql, sizeof sql, "%s %s", plan->vacuum ? "VACUUM (ANALYZE)" : "ANALYZE", tables);
     sql_do(d, "seed", sql, 0, NULL);
-    /* The copy of the statistics relevance reads (009_graded_relevance.sql), from the
-     * new ones, before the first search has to. */
-    db_clear(sql_run(d, "seed", "SELECT market_word_stats_fresh()", 0, NULL));
 }
 
 typedef struct {

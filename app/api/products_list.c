@@ -49,10 +49,6 @@ static const struct {
     {"p.price", "(p.price, p.id) < (", "numeric", "p.price DESC, p.id DESC"},
 };
 
-/* Reading a GIN index for q is cheap when it costs at most this many index entries per row
- * of the walk it replaces (see add_index_cheap). */
-#define POSTINGS_PER_ROW 4
-
 /* The typed inputs (routes.c) the plan and the render read, and what the plan made of
  * them: prices as given (the statements compare them as numeric). */
 typedef struct {
@@ -79,79 +75,35 @@ static void add_filters(buf *sql, int filters, const char *a, int first_param)
         buf_printf(sql, " AND %s.price <= $%d::numeric", a, n++);
 }
 
-/* The CTEs a search statement starts with, after "WITH ": q (the query, $3), and the
- * estimate of what reading the GIN index of title and description for q costs.
- *   q.tsq    the query;
- *   q.tree   the part of it an index can answer ('T' when none: "-word" alone);
- *   q.loose  that part with its phrases loosened to AND ("a <-> b" to "a & b"), which the
- *            GIN index answers exactly, without reading the table to recheck a phrase;
- *   est_search.postings  how many entries the index would read for loose, from the
- *            statistics of the column (market_query_cost, 009_graded_relevance.sql:
- *            the rarest word of each AND, summed over an OR's branches); infinite when
- *            the index cannot answer q at all. */
-static void add_query_ctes(buf *sql)
-{
-    buf_puts(sql, "q AS MATERIALIZED (SELECT t.tsq, t.tree, CASE WHEN t.tree = 'T' THEN NULL"
-                  " ELSE regexp_replace(t.tree, ' <(-|[0-9]+)> ', ' & ', 'g')::tsquery END AS loose"
-                  " FROM (SELECT s.tsq, querytree(s.tsq) AS tree FROM (SELECT"
-                  " websearch_to_tsquery('english', $3) AS tsq) s) t),"
-                  " est_search AS MATERIALIZED (SELECT c.entries AS postings"
-                  " FROM q, market_query_cost(q.tree, 'search', false) c),");
-}
-
-/* A condition: reading the GIN index of title and description for q is cheap, so that
- * all its matches may be read and sorted: the statistics promise at most POSTINGS_PER_ROW *
- * rows index entries, and the index holds fewer than `rows` candidates (counted by reading
- * at most `rows` of them). */
-static void add_index_cheap(buf *sql, long rows)
-{
-    buf_printf(sql,
-               "((SELECT postings FROM est_search) <= %ld AND (SELECT count(*) FROM"
-               " (SELECT 1 FROM products c WHERE c.status = 'published'"
-               " AND c.search @@ (SELECT loose FROM q) LIMIT %ld) x) < %ld)",
-               POSTINGS_PER_ROW * rows, rows, rows);
-}
-
 /* Relevance (contract section 6): a match's rank is the number of distinct words of q its
  * title holds (0: a match by its description alone); higher rank first, then id
  * descending. One statement for every filter: market_relevance_page
- * (sql/migrations/009_graded_relevance.sql) finds the page's ids, each in the cheapest way
- * that keeps the order exact and the cost bounded by the page, and answers a boundary row
- * last when the page ends at a walk's window. Parameters: $1 mode, $2 limit + 1, $3 q,
- * $4 category, $5 seller, $6 min_price, $7 max_price (each NULL when not given), $8 and $9
- * the cursor's rank and id (NULL on a first page), $10 MARKET_SEARCH_WINDOW. */
-#define RELEVANCE_PARAMS 10
+ * (sql/migrations/018_whole_pages.sql) finds the page's ids rank by rank, each rank
+ * by a bounded walk in id order or, when that finds no page, through a GIN index.
+ * Parameters: $1 mode, $2 limit + 1, $3 q, $4 category, $5 seller, $6 min_price,
+ * $7 max_price (each NULL when not given), $8 and $9 the cursor's rank and id (NULL on a
+ * first page). */
+#define RELEVANCE_PARAMS 9
 
 DB_STMT(products_list_relevance,
-        "SELECT " PRODUCT_ITEM_COLUMNS ", s.match_rank::text, s.is_boundary"
+        "SELECT " PRODUCT_ITEM_COLUMNS ", s.match_rank::text"
         " FROM market_relevance_page($1, $2::int, $3, $4, $5, $6::numeric, $7::numeric,"
-        " $8::int, $9, $10::int) WITH ORDINALITY s(match_id, match_rank, is_boundary, i)"
+        " $8::int, $9) WITH ORDINALITY s(match_id, match_rank, i)"
         " JOIN products p ON p.id = s.match_id ORDER BY s.i",
         RELEVANCE_PARAMS);
 
-/* A search in another sort than relevance (newest, price_asc, price_desc): the matches in
- * that order, found without reading more than a bounded number of rows whatever q
- * matches. Two ways, decided inside the statement (CTEs are read only when needed, a
- * CASE's branches in order):
- *   walk   the next `walk_rows` rows in the sort's order (through the index made for the
- *          sort and the category or seller filter), each checked against q and the other
- *          filters: a page as soon as matches are dense enough to give one there;
- *   index  else, when the GIN index holds fewer than `walk_rows` candidates, and reading
- *          them costs it at most POSTINGS_PER_ROW times `walk_rows` entries (as the
- *          planner's statistics tell), all of them, sorted: matches are rare.
- * When neither holds (many candidates, yet too few of them near the cursor to fill a
- * page), the page has the walk's matches only (possibly none) and next_cursor points at
- * the walk's last row: the next page goes on from there. The statement then answers a
- * last row marked as the boundary, which names that row (see products_list_render). The
- * candidates are counted with q's phrases loosened to plain AND ("a <-> b" to "a & b"),
- * which the GIN index answers exactly. */
-
-/* Per sort: the walk's order backwards (its last row first). */
-static const char *const walk_reversed[SORT_RELEVANCE] = {
-    "w.created_at, w.id",
-    "w.price DESC, w.id DESC",
-    "w.price, w.id",
-};
+/* A search in another sort than relevance (newest, price_asc, price_desc): the matches
+ * after the cursor in that order, a whole page of them (contract section 5), found one of
+ * two ways decided inside the statement (CTEs are read only when needed):
+ *   walk   the next rows in the sort's order (through the index made for the sort and
+ *          the category or seller filter), each checked against q and the other filters:
+ *          the page when they hold one, or when the walk reached the last row. A short
+ *          walk of 16 rows per item first; when it found some matches but not a page, a
+ *          long one of market_search_walk_rows(limit + 1) rows (the square root of rows
+ *          wanted x rows of the table: a few thousand on a million products);
+ *   index  else every match after the cursor through the GIN index of q's words, sorted:
+ *          fewer matches than the walk's rows (uniformly spread), or it would have found
+ *          a page (sql/migrations/018_whole_pages.sql). */
 
 /* The filters the walk's index serves (its equality column and, for the price sorts, the
  * price range), or the rest (residual), on alias a; parameter numbers as in add_filters. */
@@ -183,7 +135,25 @@ static void add_split_filters(buf *sql, int filters, enum sort sort, bool walk, 
     }
 }
 
-static void bounded_search_sql(buf *sql, long walk_rows, int filters, enum sort sort)
+/* The walk of at most `limit` rows after the cursor, named walk<n>, and its matches,
+ * hits<n>, a page at most (in walk order). */
+static void add_walk(buf *sql, const char *n, const char *limit, int filters, enum sort sort,
+                     const char *after)
+{
+    int first_filter = 4;
+    buf_printf(sql,
+               " walk%s AS MATERIALIZED (SELECT p.id, p.search, p.category, p.price"
+               " FROM products p WHERE p.mode = $1 AND p.status = 'published'",
+               n);
+    add_split_filters(sql, filters, sort, true, "p", first_filter);
+    buf_printf(sql, "%s ORDER BY %s LIMIT %s),", after, sorts[sort].order, limit);
+    buf_printf(sql, " hits%s AS MATERIALIZED (SELECT p.id FROM walk%s p"
+                    " WHERE p.search @@ (SELECT tsq FROM q)", n, n);
+    add_split_filters(sql, filters, sort, false, "p", first_filter);
+    buf_puts(sql, " LIMIT $2),");
+}
+
+static void search_sql(buf *sql, int filters, enum sort sort)
 {
     int first_filter = 4;
     int key_param = first_filter + !!(filters & F_CATEGORY) + !!(filters & F_SELLER) +
@@ -193,48 +163,39 @@ static void bounded_search_sql(buf *sql, long walk_rows, int filters, enum sort 
         snprintf(after, sizeof after, " AND %s$%d::%s, $%d)", sorts[sort].after, key_param,
                  sorts[sort].cast, key_param + 1);
 
-    buf_puts(sql, "WITH ");
-    add_query_ctes(sql);
-    /* walk: rows in the sort's order; hits: its matches, a page at most (in walk order). */
-    buf_puts(sql, " walk AS MATERIALIZED (SELECT p.id, p.created_at, p.price, p.category,"
-                  " p.search FROM products p WHERE p.mode = $1 AND p.status = 'published'");
-    add_split_filters(sql, filters, sort, true, "p", first_filter);
-    buf_printf(sql, "%s ORDER BY %s LIMIT %ld),", after, sorts[sort].order, walk_rows);
-    buf_puts(sql, " hits AS MATERIALIZED (SELECT p.id FROM walk p"
-                  " WHERE p.search @@ (SELECT tsq FROM q)");
-    add_split_filters(sql, filters, sort, false, "p", first_filter);
-    buf_puts(sql, " LIMIT $2),");
-    buf_printf(sql,
-               " way AS MATERIALIZED (SELECT CASE"
-               " WHEN (SELECT count(*) FROM hits) >= $2 OR (SELECT count(*) FROM walk) < %ld"
-               " THEN 1 WHEN ",
-               walk_rows);
-    add_index_cheap(sql, walk_rows);
-    buf_puts(sql, " THEN 2 ELSE 3 END AS way),");
+    /* q: the query ($3); bound: the rows the long walk may read. */
+    buf_puts(sql, "WITH q AS MATERIALIZED (SELECT websearch_to_tsquery('english', $3) AS tsq),"
+                  " bound AS MATERIALIZED (SELECT market_search_walk_rows($2::int) AS rows),");
+    add_walk(sql, "1", "16 * $2", filters, sort, after);
+    add_walk(sql, "2", "(SELECT rows FROM bound)", filters, sort, after);
+    /* way: 1 the short walk holds the page (or every row left), 2 the long one does,
+     * 3 the index. The long walk is read only when the short one found some matches but
+     * not a page; none at all means matches too rare for any walk. */
+    buf_puts(sql, " way AS MATERIALIZED (SELECT CASE"
+                  " WHEN (SELECT count(*) FROM hits1) >= $2 OR (SELECT count(*) FROM walk1) < 16 * $2"
+                  " THEN 1 WHEN (SELECT count(*) FROM hits1) = 0 THEN 3"
+                  " WHEN (SELECT count(*) FROM hits2) >= $2"
+                  " OR (SELECT count(*) FROM walk2) < (SELECT rows FROM bound) THEN 2"
+                  " ELSE 3 END AS way),");
     /* The index way: every match after the cursor, then sorted. OFFSET 0 keeps the
-     * planner from reading them in the sort's order, which is the walk, too slow here. */
-    buf_puts(sql, " page AS ((SELECT id FROM hits WHERE (SELECT way FROM way) <> 2)"
+     * planner from reading them in the sort's order, which is the walk again. */
+    buf_puts(sql, " page AS ((SELECT id FROM hits1 WHERE (SELECT way FROM way) = 1)"
+                  " UNION ALL (SELECT id FROM hits2 WHERE (SELECT way FROM way) = 2)"
                   " UNION ALL (SELECT p.id FROM (SELECT p.id, p.created_at, p.price"
-                  " FROM products p WHERE (SELECT way FROM way) = 2 AND p.mode = $1"
+                  " FROM products p WHERE (SELECT way FROM way) = 3 AND p.mode = $1"
                   " AND p.status = 'published' AND p.search @@ (SELECT tsq FROM q)");
     add_filters(sql, filters, "p", first_filter);
     buf_printf(sql, "%s OFFSET 0) p ORDER BY %s LIMIT $2))", after, sorts[sort].order);
     buf_printf(sql,
-               " (SELECT " PRODUCT_ITEM_COLUMNS ", %s, false FROM page u"
-               " JOIN products p ON p.id = u.id ORDER BY %s)",
+               " SELECT " PRODUCT_ITEM_COLUMNS ", %s FROM page u"
+               " JOIN products p ON p.id = u.id ORDER BY %s",
                sorts[sort].key, sorts[sort].order);
-    buf_printf(sql,
-               " UNION ALL (SELECT " PRODUCT_ITEM_COLUMNS ", %s, true FROM (SELECT w.id"
-               " FROM walk w WHERE (SELECT way FROM way) = 3 ORDER BY %s LIMIT 1) b"
-               " JOIN products p ON p.id = b.id)",
-               sorts[sort].key, walk_reversed[sort]);
 }
 
 /* The statement of one shape of the other sorts. Parameter order: $1 mode, $2 limit + 1,
  * then each present filter in the order q, category, seller, min, max, then the cursor key
- * and id. Every statement answers the item's columns, the sort key, and a column that is
- * true on a boundary row only. */
-static db_stmt *shape_statement(long window, int filters, enum sort sort)
+ * and id. Every statement answers the item's columns and the sort key. */
+static db_stmt *shape_statement(int filters, enum sort sort)
 {
     db_stmt *s = &shapes[filters * SORT_RELEVANCE + sort];
     if (s->sql != NULL)
@@ -244,10 +205,10 @@ static db_stmt *shape_statement(long window, int filters, enum sort sort)
     int n = 2 + !!(filters & F_Q) + !!(filters & F_CATEGORY) + !!(filters & F_SELLER) +
             !!(filters & F_MIN) + !!(filters & F_MAX);
     if (filters & F_Q) {
-        bounded_search_sql(&sql, (window * 2 + 4) / 5, filters, sort);
+        search_sql(&sql, filters, sort);
         n += 2 * !!(filters & F_CURSOR);
     } else {
-        buf_printf(&sql, "SELECT " PRODUCT_ITEM_COLUMNS ", %s, false FROM products p",
+        buf_printf(&sql, "SELECT " PRODUCT_ITEM_COLUMNS ", %s FROM products p",
                    sorts[sort].key);
         buf_puts(&sql, " WHERE p.mode = $1 AND p.status = 'published'");
         add_filters(&sql, filters, "p", 3);
@@ -329,7 +290,6 @@ static void relevance_params(request *r, const list_input *in, const char **para
     params[6] = in->max_price;
     params[7] = in->cursor_text != NULL ? in->cursor[0] : NULL;
     params[8] = in->cursor_text != NULL ? in->cursor[1] : NULL;
-    params[9] = arena_printf(r->arena, "%ld", r->w->cfg.search_window);
 }
 
 bool products_list_plan(request *r, catalogue_read *read)
@@ -368,7 +328,7 @@ bool products_list_plan(request *r, catalogue_read *read)
         params[n++] = in->cursor[0];
         params[n++] = in->cursor[1];
     }
-    read->stmt = shape_statement(r->w->cfg.search_window, filters, in->sort);
+    read->stmt = shape_statement(filters, in->sort);
     return true;
 }
 
@@ -376,13 +336,9 @@ void products_list_render(request *r, const catalogue_read *read, PGresult *res)
 {
     const list_input *in = read->input;
     int rows = db_rows(res);
-    /* A boundary row (bounded_search_sql) is no item: the page ends there, more follows. */
-    bool boundary = rows > 0 && db_text(res, rows - 1, PRODUCT_ITEM_NCOLS + 1)[0] == 't';
-    int items = boundary ? rows - 1 : rows;
-    bool more = boundary || items > in->limit;
-    if (items > in->limit)
-        items = in->limit;
-    int last = boundary ? rows - 1 : items - 1;
+    /* The statement reads one row more than the page: there, the next page starts. */
+    bool more = rows > in->limit;
+    int items = more ? in->limit : rows;
     respond_json(r, 200);
     json_writer *j = &r->json;
     jw_object_begin(j);
@@ -392,7 +348,8 @@ void products_list_render(request *r, const catalogue_read *read, PGresult *res)
         catalogue_write_item(j, res, i, 0);
     jw_array_end(j);
     if (more) {
-        const char *key[2] = {db_text(res, last, PRODUCT_ITEM_NCOLS), db_text(res, last, 0)};
+        const char *key[2] = {db_text(res, items - 1, PRODUCT_ITEM_NCOLS),
+                              db_text(res, items - 1, 0)};
         paging_write_next(r, in->context, key, 2);
     } else {
         paging_write_next(r, in->context, NULL, 0);

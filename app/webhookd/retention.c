@@ -66,15 +66,11 @@ DB_STMT(retention_idempotency,
         "   ORDER BY created_at LIMIT $1::integer FOR UPDATE SKIP LOCKED))",
         1);
 
-/* The pass's totals; and, once per pass, the copy of the search statistics brought up to
- * date when products was analyzed since it was taken (market_word_stats_fresh,
- * sql/migrations/009_graded_relevance.sql), so that pools that search on standbys do not
- * fall back on pg_stats for long. */
+/* The pass's totals. */
 DB_STMT(retention_record,
         "INSERT INTO retention_totals AS t (relation, pruned, last_pass_at)"
         " SELECT u.relation, u.pruned, now()"
-        "   FROM unnest($1::text[], $2::bigint[]) AS u (relation, pruned),"
-        "        (SELECT market_word_stats_fresh()) AS search_stats"
+        "   FROM unnest($1::text[], $2::bigint[]) AS u (relation, pruned)"
         " ON CONFLICT (relation) DO UPDATE"
         "   SET pruned = t.pruned + EXCLUDED.pruned, last_pass_at = EXCLUDED.last_pass_at",
         2);

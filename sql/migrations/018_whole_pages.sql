@@ -1,0 +1,200 @@
+-- 018_whole_pages: a search page is whole (contract section 5, decided 2026-11-27): it
+-- holds `limit` items whenever that many matches remain after its cursor, and never ends
+-- early to bound its cost.
+--
+-- 009_graded_relevance.sql read a page's matches by walking a window of rows in the
+-- sort's order and, when the window came up short and the statistics said the GIN index
+-- was dear, ended the page at the window's last row. Now a page reads its matches one of
+-- two ways, both exact and whole:
+--   walk   the next rows in the sort's order, each checked against q, at most
+--          market_search_walk_rows(need) of them: enough when matches are dense;
+--   index  else every match after the cursor through the GIN index of q's words, sorted.
+-- The walk's bound is the square root of (rows wanted x rows of the catalogue): a walk
+-- that finds no page there means fewer matches than that bound, so the index read that
+-- follows costs no more than the walk did. A page so costs at most about twice that
+-- bound (a few thousand rows on a million products), whatever q holds, with no estimate
+-- to be wrong: the statistics copy (search_word_stats) and the window setting go.
+-- Relevance applies the same two ways to each rank in turn (app/api/products_list.c
+-- builds the other sorts' statements).
+
+-- The rows a walk may read to find p_need matches: sqrt(p_need x the table's rows), at
+-- least 16 x p_need (a page of dense matches is found without an index read) and at most
+-- 40,000.
+CREATE FUNCTION market_search_walk_rows(p_need int) RETURNS int
+LANGUAGE sql STABLE PARALLEL SAFE
+RETURN least(40000, greatest(16 * p_need,
+    sqrt(p_need * greatest((SELECT c.reltuples FROM pg_class c WHERE c.oid = 'products'::regclass), 0))))::int;
+
+-- The titles holding at least p_rank of p_lits (q's words, as tsquery literals): an OR of
+-- one AND per choice of p_rank words; NULL past 64 choices (eight words or more).
+CREATE FUNCTION market_rank_query(p_lits text[], p_rank int) RETURNS tsquery
+LANGUAGE plpgsql IMMUTABLE AS $fn$
+DECLARE
+    v_n int := cardinality(p_lits);
+    v_choices float8 := 1;
+    v_text text;
+BEGIN
+    IF p_rank < 1 OR p_rank > v_n THEN
+        RETURN NULL;
+    END IF;
+    FOR i IN 1 .. p_rank LOOP
+        v_choices := v_choices * (v_n - p_rank + i) / i;
+    END LOOP;
+    IF v_choices > 64 THEN
+        RETURN NULL;
+    END IF;
+    WITH RECURSIVE c(last, expr, size) AS (
+        SELECT i, p_lits[i], 1 FROM generate_subscripts(p_lits, 1) i
+        UNION ALL
+        SELECT j, c.expr || ' & ' || p_lits[j], c.size + 1
+          FROM c, generate_series(c.last + 1, v_n) j
+         WHERE c.size < p_rank)
+    SELECT string_agg('(' || c.expr || ')', ' | ') INTO v_text FROM c WHERE c.size = p_rank;
+    RETURN v_text::tsquery;
+END
+$fn$;
+
+DROP FUNCTION market_relevance_page(text, int, text, text, text, numeric, numeric, int, text, int);
+DROP FUNCTION market_query_cost(text, text, boolean);
+DROP FUNCTION market_word_postings(text, text, boolean);
+DROP FUNCTION market_word_stats_fresh();
+DROP FUNCTION market_refresh_word_stats();
+DROP FUNCTION market_products_analyzed_at();
+DROP TABLE search_word_stats, search_word_stats_state;
+
+-- One page of a relevance search: its ids in order with their rank, at most p_limit (the
+-- page size plus one). p_rank and p_after are the cursor's rank and id (NULL on a first
+-- page). A match's rank is the number of q's words its title holds (contract section 6);
+-- higher ranks first, then ids descending.
+--
+-- Rank by rank from the highest (or the cursor's): the walk in id order over (mode, id),
+-- whose index carries the title's vector, so a row's rank costs no table access and only
+-- the rows of the rank are checked against q and the filters (16 rows per row wanted,
+-- then, when those held some matches but not a page, market_search_walk_rows); when it
+-- finds no page, the
+-- rank's titles through the GIN index of titles (those holding that many of the words,
+-- the rank checked on each), or, for rank 0 and past 64 choices of words, every match of the ranks left
+-- through the GIN index of title and description, ranked and sorted: the page ends there.
+CREATE FUNCTION market_relevance_page(p_mode text, p_limit int, p_q text, p_category text,
+                                      p_seller text, p_min numeric, p_max numeric,
+                                      p_rank int, p_after text)
+RETURNS TABLE (match_id text, match_rank int)
+LANGUAGE plpgsql STABLE AS $fn$
+DECLARE
+    -- After every id of products (ids are 'prod_' and [A-Za-z0-9_]; '`' follows '_').
+    c_top CONSTANT text := 'prod`';
+    v_tsq tsquery := websearch_to_tsquery('english', p_q);
+    v_tree text := querytree(v_tsq);
+    v_words text[];   -- the distinct words of q, as lexemes
+    v_lits text[];    -- the same as tsquery literals
+    v_any tsquery;    -- a title holding at least one of the words
+    v_group tsquery;
+    v_rank int;
+    v_after text := coalesce(p_after, c_top);
+    v_need int := p_limit;
+    v_walk int;
+    v_seen int;
+    v_ids text[];
+BEGIN
+    IF numnode(v_tsq) = 0 THEN
+        RETURN; -- stop words alone: nothing matches
+    END IF;
+    -- The words a title can hold: those of the part of q an index can answer (querytree
+    -- drops what is excluded); when no part can ('T': exclusions alone), those of q not
+    -- excluded.
+    SELECT coalesce(array_agg(w.word ORDER BY w.word), '{}'), coalesce(array_agg(w.lit ORDER BY w.word), '{}')
+      INTO v_words, v_lits
+      FROM (SELECT DISTINCT replace(m[3], '''''', '''') AS word, m[2] AS lit
+              FROM regexp_matches(CASE WHEN v_tree = 'T' THEN v_tsq::text ELSE v_tree END,
+                                  '(!?)(''((?:[^'']|'''')*)'')', 'g') m
+             WHERE m[1] = '') w;
+    IF cardinality(v_words) > 0 THEN
+        v_any := array_to_string(v_lits, ' | ')::tsquery;
+    END IF;
+
+    v_rank := least(coalesce(p_rank, cardinality(v_words)), cardinality(v_words));
+    WHILE v_need > 0 AND v_rank >= 0 LOOP
+        -- The walk: rows of this rank in id order, at most v_walk of them read: 16 per row
+        -- wanted, then, when that found some but not a page, market_search_walk_rows.
+        v_walk := 16 * v_need;
+        <<walks>>
+        LOOP
+            IF v_rank >= 1 THEN
+                SELECT count(*), array_agg(w.id ORDER BY w.id DESC) FILTER (WHERE w.hit)
+                  INTO v_seen, v_ids
+                  FROM (SELECT r.id,
+                               r.title_search @@ v_any
+                               AND length(r.title_search) - length(ts_delete(r.title_search, v_words)) = v_rank
+                               AND EXISTS (SELECT 1 FROM products x
+                                            WHERE x.id = r.id AND x.search @@ v_tsq
+                                              AND (p_category IS NULL OR x.category = p_category)
+                                              AND (p_seller IS NULL OR x.seller_id = p_seller)
+                                              AND (p_min IS NULL OR x.price >= p_min)
+                                              AND (p_max IS NULL OR x.price <= p_max)) AS hit
+                          FROM (SELECT p.id, p.title_search FROM products p
+                                 WHERE p.mode = p_mode AND p.status = 'published' AND p.id < v_after
+                                 ORDER BY p.id DESC LIMIT v_walk) r) w;
+            ELSE
+                SELECT count(*), array_agg(w.id ORDER BY w.id DESC) FILTER (WHERE w.hit)
+                  INTO v_seen, v_ids
+                  FROM (SELECT p.id,
+                               p.search @@ v_tsq
+                               AND (v_any IS NULL OR NOT p.title_search @@ v_any)
+                               AND (p_category IS NULL OR p.category = p_category)
+                               AND (p_seller IS NULL OR p.seller_id = p_seller)
+                               AND (p_min IS NULL OR p.price >= p_min)
+                               AND (p_max IS NULL OR p.price <= p_max) AS hit
+                          FROM products p
+                         WHERE p.mode = p_mode AND p.status = 'published' AND p.id < v_after
+                         ORDER BY p.id DESC LIMIT v_walk) w;
+            END IF;
+            EXIT walks WHEN coalesce(cardinality(v_ids), 0) >= v_need OR v_seen < v_walk
+                            OR v_ids IS NULL OR v_walk >= market_search_walk_rows(v_need);
+            v_walk := market_search_walk_rows(v_need);
+        END LOOP walks;
+        IF coalesce(cardinality(v_ids), 0) >= v_need OR v_seen < v_walk THEN
+            -- A page, or every row of the rank: the walk is the answer.
+            RETURN QUERY SELECT u.id, v_rank FROM unnest(v_ids[1:v_need]) WITH ORDINALITY u(id, i) ORDER BY u.i;
+            v_need := v_need - least(coalesce(cardinality(v_ids), 0), v_need);
+        ELSE
+            v_group := market_rank_query(v_lits, v_rank);
+            IF v_group IS NULL THEN
+                -- Every match of the ranks left, through the index of title and description.
+                RETURN QUERY
+                    SELECT r.id, r.rank
+                      FROM (SELECT p.id, length(p.title_search) - length(ts_delete(p.title_search, v_words)) AS rank
+                              FROM products p
+                             WHERE p.mode = p_mode AND p.status = 'published' AND p.search @@ v_tsq
+                               AND (p_category IS NULL OR p.category = p_category)
+                               AND (p_seller IS NULL OR p.seller_id = p_seller)
+                               AND (p_min IS NULL OR p.price >= p_min)
+                               AND (p_max IS NULL OR p.price <= p_max)
+                            OFFSET 0) r
+                     WHERE r.rank <= v_rank AND (r.rank, r.id) < (v_rank, v_after)
+                     ORDER BY r.rank DESC, r.id DESC
+                     LIMIT v_need;
+                RETURN;
+            END IF;
+            -- The rank's titles, through the index of titles.
+            -- (OFFSET 0 keeps the planner from reading them in id order: the walk.)
+            v_ids := ARRAY(
+                SELECT g.id
+                  FROM (SELECT p.id FROM products p
+                         WHERE p.status = 'published' AND p.title_search @@ v_group
+                           AND length(p.title_search) - length(ts_delete(p.title_search, v_words)) = v_rank
+                           AND p.mode = p_mode AND p.id < v_after AND p.search @@ v_tsq
+                           AND (p_category IS NULL OR p.category = p_category)
+                           AND (p_seller IS NULL OR p.seller_id = p_seller)
+                           AND (p_min IS NULL OR p.price >= p_min)
+                           AND (p_max IS NULL OR p.price <= p_max)
+                        OFFSET 0) g
+                 ORDER BY g.id DESC
+                 LIMIT v_need);
+            RETURN QUERY SELECT u.id, v_rank FROM unnest(v_ids) WITH ORDINALITY u(id, i) ORDER BY u.i;
+            v_need := v_need - cardinality(v_ids);
+        END IF;
+        v_rank := v_rank - 1;
+        v_after := c_top;
+    END LOOP;
+END
+$fn$;
