@@ -147,8 +147,10 @@ static void add_walk(buf *sql, const char *n, const char *limit, int filters, en
                n);
     add_split_filters(sql, filters, sort, true, "p", first_filter);
     buf_printf(sql, "%s ORDER BY %s LIMIT %s),", after, sorts[sort].order, limit);
-    buf_printf(sql, " hits%s AS MATERIALIZED (SELECT p.id FROM walk%s p"
-                    " WHERE p.search @@ (SELECT tsq FROM q)", n, n);
+    buf_printf(sql,
+               " hits%s AS MATERIALIZED (SELECT p.id FROM walk%s p"
+               " WHERE p.search @@ (SELECT tsq FROM q)",
+               n, n);
     add_split_filters(sql, filters, sort, false, "p", first_filter);
     buf_puts(sql, " LIMIT $2),");
 }
@@ -171,12 +173,13 @@ static void search_sql(buf *sql, int filters, enum sort sort)
     /* way: 1 the short walk holds the page (or every row left), 2 the long one does,
      * 3 the index. The long walk is read only when the short one found some matches but
      * not a page; none at all means matches too rare for any walk. */
-    buf_puts(sql, " way AS MATERIALIZED (SELECT CASE"
-                  " WHEN (SELECT count(*) FROM hits1) >= $2 OR (SELECT count(*) FROM walk1) < 16 * $2"
-                  " THEN 1 WHEN (SELECT count(*) FROM hits1) = 0 THEN 3"
-                  " WHEN (SELECT count(*) FROM hits2) >= $2"
-                  " OR (SELECT count(*) FROM walk2) < (SELECT rows FROM bound) THEN 2"
-                  " ELSE 3 END AS way),");
+    buf_puts(sql,
+             " way AS MATERIALIZED (SELECT CASE"
+             " WHEN (SELECT count(*) FROM hits1) >= $2 OR (SELECT count(*) FROM walk1) < 16 * $2"
+             " THEN 1 WHEN (SELECT count(*) FROM hits1) = 0 THEN 3"
+             " WHEN (SELECT count(*) FROM hits2) >= $2"
+             " OR (SELECT count(*) FROM walk2) < (SELECT rows FROM bound) THEN 2"
+             " ELSE 3 END AS way),");
     /* The index way: every match after the cursor, then sorted. OFFSET 0 keeps the
      * planner from reading them in the sort's order, which is the walk again. */
     buf_puts(sql, " page AS ((SELECT id FROM hits1 WHERE (SELECT way FROM way) = 1)"
@@ -208,8 +211,7 @@ static db_stmt *shape_statement(int filters, enum sort sort)
         search_sql(&sql, filters, sort);
         n += 2 * !!(filters & F_CURSOR);
     } else {
-        buf_printf(&sql, "SELECT " PRODUCT_ITEM_COLUMNS ", %s FROM products p",
-                   sorts[sort].key);
+        buf_printf(&sql, "SELECT " PRODUCT_ITEM_COLUMNS ", %s FROM products p", sorts[sort].key);
         buf_puts(&sql, " WHERE p.mode = $1 AND p.status = 'published'");
         add_filters(&sql, filters, "p", 3);
         if (filters & F_CURSOR)

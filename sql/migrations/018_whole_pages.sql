@@ -79,7 +79,11 @@ CREATE FUNCTION market_relevance_page(p_mode text, p_limit int, p_q text, p_cate
                                       p_seller text, p_min numeric, p_max numeric,
                                       p_rank int, p_after text)
 RETURNS TABLE (match_id text, match_rank int)
-LANGUAGE plpgsql STABLE AS $fn$
+LANGUAGE plpgsql STABLE
+-- Each read planned for its own words, with the planner's statistics of the two vectors:
+-- a rank's titles are read through the index of titles or of q's words, whichever holds
+-- fewer candidates for these words.
+SET plan_cache_mode = force_custom_plan AS $fn$
 DECLARE
     -- After every id of products (ids are 'prod_' and [A-Za-z0-9_]; '`' follows '_').
     c_top CONSTANT text := 'prod`';
