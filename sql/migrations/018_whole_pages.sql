@@ -54,6 +54,59 @@ BEGIN
 END
 $fn$;
 
+-- The distinct words of a tsquery that a match's title can hold toward its rank (contract
+-- section 6): every lexeme but those under a NOT ("-word", "-\"a phrase\""), as lexemes and
+-- as tsquery literals. Reads the query's text: literals are quoted, '' inside one.
+CREATE FUNCTION market_query_words(p_query tsquery, OUT words text[], OUT lits text[])
+LANGUAGE plpgsql IMMUTABLE AS $fn$
+DECLARE
+    v_text text := p_query::text;
+    v_len int := length(v_text);
+    v_pos int := 1;
+    v_depth int := 0;       -- parentheses open inside an excluded group
+    v_excluded boolean := false;
+    v_ch text;
+    v_end int;
+    v_lit text;
+BEGIN
+    words := '{}';
+    lits := '{}';
+    WHILE v_pos <= v_len LOOP
+        v_ch := substr(v_text, v_pos, 1);
+        IF v_ch = '''' THEN
+            -- A literal: up to the next quote that is not doubled.
+            v_end := v_pos + 1;
+            WHILE v_end <= v_len LOOP
+                EXIT WHEN substr(v_text, v_end, 1) = '''' AND substr(v_text, v_end + 1, 1) <> '''';
+                v_end := v_end + CASE WHEN substr(v_text, v_end, 1) = '''' THEN 2 ELSE 1 END;
+            END LOOP;
+            v_lit := substr(v_text, v_pos, v_end - v_pos + 1);
+            IF NOT v_excluded AND v_depth = 0
+               AND NOT replace(substr(v_lit, 2, length(v_lit) - 2), '''''', '''') = ANY (words) THEN
+                words := words || replace(substr(v_lit, 2, length(v_lit) - 2), '''''', '''');
+                lits := lits || v_lit;
+            END IF;
+            v_excluded := false;
+            v_pos := v_end + 1;
+        ELSIF v_ch = '!' THEN
+            v_excluded := true;
+            v_pos := v_pos + 1;
+        ELSIF v_ch = '(' THEN
+            IF v_excluded OR v_depth > 0 THEN
+                v_depth := v_depth + 1;
+            END IF;
+            v_excluded := false;
+            v_pos := v_pos + 1;
+        ELSIF v_ch = ')' THEN
+            v_depth := greatest(v_depth - 1, 0);
+            v_pos := v_pos + 1;
+        ELSE
+            v_pos := v_pos + 1;
+        END IF;
+    END LOOP;
+END
+$fn$;
+
 DROP FUNCTION market_relevance_page(text, int, text, text, text, numeric, numeric, int, text, int);
 DROP FUNCTION market_query_cost(text, text, boolean);
 DROP FUNCTION market_word_postings(text, text, boolean);
@@ -88,7 +141,6 @@ DECLARE
     -- After every id of products (ids are 'prod_' and [A-Za-z0-9_]; '`' follows '_').
     c_top CONSTANT text := 'prod`';
     v_tsq tsquery := websearch_to_tsquery('english', p_q);
-    v_tree text := querytree(v_tsq);
     v_words text[];   -- the distinct words of q, as lexemes
     v_lits text[];    -- the same as tsquery literals
     v_any tsquery;    -- a title holding at least one of the words
@@ -103,15 +155,7 @@ BEGIN
     IF numnode(v_tsq) = 0 THEN
         RETURN; -- stop words alone: nothing matches
     END IF;
-    -- The words a title can hold: those of the part of q an index can answer (querytree
-    -- drops what is excluded); when no part can ('T': exclusions alone), those of q not
-    -- excluded.
-    SELECT coalesce(array_agg(w.word ORDER BY w.word), '{}'), coalesce(array_agg(w.lit ORDER BY w.word), '{}')
-      INTO v_words, v_lits
-      FROM (SELECT DISTINCT replace(m[3], '''''', '''') AS word, m[2] AS lit
-              FROM regexp_matches(CASE WHEN v_tree = 'T' THEN v_tsq::text ELSE v_tree END,
-                                  '(!?)(''((?:[^'']|'''')*)'')', 'g') m
-             WHERE m[1] = '') w;
+    SELECT w.words, w.lits INTO v_words, v_lits FROM market_query_words(v_tsq) w;
     IF cardinality(v_words) > 0 THEN
         v_any := array_to_string(v_lits, ' | ')::tsquery;
     END IF;
