@@ -165,8 +165,9 @@ static void search_sql(buf *sql, int filters, enum sort sort)
         snprintf(after, sizeof after, " AND %s$%d::%s, $%d)", sorts[sort].after, key_param,
                  sorts[sort].cast, key_param + 1);
 
-    /* q: the query ($3); bound: the rows the long walk may read. */
-    buf_puts(sql, "WITH q AS MATERIALIZED (SELECT websearch_to_tsquery('english', $3) AS tsq),"
+    /* q: the query ($3, as websearch_to_tsquery reads it, less its alternatives that
+     * cannot match: 018_whole_pages.sql); bound: the rows the long walk may read. */
+    buf_puts(sql, "WITH q AS MATERIALIZED (SELECT market_search_query($3) AS tsq),"
                   " bound AS MATERIALIZED (SELECT market_search_walk_rows($2::int) AS rows),");
     add_walk(sql, "1", "16 * $2", filters, sort, after);
     add_walk(sql, "2", "(SELECT rows FROM bound)", filters, sort, after);

@@ -25,6 +25,85 @@ LANGUAGE sql STABLE PARALLEL SAFE
 RETURN least(40000, greatest(16 * p_need,
     sqrt(p_need * greatest((SELECT c.reltuples FROM pg_class c WHERE c.oid = 'products'::regclass), 0))))::int;
 
+-- q as websearch_to_tsquery reads it, less the alternatives that cannot match: an AND that
+-- holds a word and its exclusion ("includes -includes", "edit -edit or design -design").
+-- An index reads every entry of such a word to find nothing; here they cost nothing.
+-- Reads the query's text (alternatives are split at '|' and their parts at '&', outside
+-- quotes and parentheses; literals are quoted, '' inside one).
+CREATE FUNCTION market_search_query(p_q text) RETURNS tsquery
+LANGUAGE plpgsql IMMUTABLE AS $fn$
+DECLARE
+    v_tsq tsquery := websearch_to_tsquery('english', p_q);
+    v_text text := v_tsq::text;
+    v_len int := length(v_text);
+    v_kept text[] := '{}';
+    v_dropped boolean := false;
+    v_start int := 1;    -- where the current part starts
+    v_branch text[] := '{}';
+    v_depth int := 0;
+    v_quoted boolean := false;
+    v_ch text;
+    v_part text;
+    v_pos text[];
+    v_neg text[];
+BEGIN
+    FOR i IN 1 .. v_len + 1 LOOP
+        v_ch := CASE WHEN i <= v_len THEN substr(v_text, i, 1) ELSE '|' END;
+        IF v_ch = '''' THEN
+            v_quoted := NOT v_quoted; -- a doubled quote toggles twice
+        ELSIF v_quoted THEN
+            CONTINUE;
+        ELSIF v_ch = '(' THEN
+            v_depth := v_depth + 1;
+        ELSIF v_ch = ')' THEN
+            v_depth := v_depth - 1;
+        ELSIF v_depth = 0 AND v_ch IN ('&', '|') THEN
+            v_branch := v_branch || btrim(substr(v_text, v_start, i - v_start));
+            v_start := i + 1;
+            IF v_ch = '|' THEN
+                -- One alternative ends: the simple words it requires and excludes.
+                v_pos := '{}';
+                v_neg := '{}';
+                FOREACH v_part IN ARRAY v_branch LOOP
+                    IF v_part ~ '^''([^'']|'''')*''$' THEN
+                        v_pos := v_pos || v_part;
+                    ELSIF v_part ~ '^!''([^'']|'''')*''$' THEN
+                        v_neg := v_neg || substr(v_part, 2);
+                    END IF;
+                END LOOP;
+                IF v_pos && v_neg THEN
+                    v_dropped := true;
+                ELSE
+                    v_kept := v_kept || array_to_string(v_branch, ' & ');
+                END IF;
+                v_branch := '{}';
+            END IF;
+        END IF;
+    END LOOP;
+    IF NOT v_dropped THEN
+        RETURN v_tsq;
+    END IF;
+    RETURN coalesce(array_to_string(v_kept, ' | '), '')::tsquery;
+END
+$fn$;
+
+-- How many published products of p_mode match p_query and the filters, counted up to
+-- p_limit + 1 through the GIN index of title and description alone: never a scan of the
+-- table or of another index, whose cost would follow the rows rather than the matches.
+CREATE FUNCTION market_search_count(p_mode text, p_query tsquery, p_category text,
+                                    p_seller text, p_min numeric, p_max numeric, p_limit int)
+RETURNS int
+LANGUAGE sql STABLE
+SET enable_seqscan = off SET enable_indexscan = off SET enable_indexonlyscan = off
+SET plan_cache_mode = force_custom_plan
+RETURN (SELECT count(*) FROM (SELECT 1 FROM products p
+                               WHERE p.mode = p_mode AND p.status = 'published' AND p.search @@ p_query
+                                 AND (p_category IS NULL OR p.category = p_category)
+                                 AND (p_seller IS NULL OR p.seller_id = p_seller)
+                                 AND (p_min IS NULL OR p.price >= p_min)
+                                 AND (p_max IS NULL OR p.price <= p_max)
+                               LIMIT p_limit + 1) c);
+
 -- The titles holding at least p_rank of p_lits (q's words, as tsquery literals): an OR of
 -- one AND per choice of p_rank words; NULL past 64 choices (eight words or more).
 CREATE FUNCTION market_rank_query(p_lits text[], p_rank int) RETURNS tsquery
@@ -140,7 +219,7 @@ SET plan_cache_mode = force_custom_plan AS $fn$
 DECLARE
     -- After every id of products (ids are 'prod_' and [A-Za-z0-9_]; '`' follows '_').
     c_top CONSTANT text := 'prod`';
-    v_tsq tsquery := websearch_to_tsquery('english', p_q);
+    v_tsq tsquery := market_search_query(p_q);
     v_words text[];   -- the distinct words of q, as lexemes
     v_lits text[];    -- the same as tsquery literals
     v_any tsquery;    -- a title holding at least one of the words
@@ -151,6 +230,7 @@ DECLARE
     v_walk int;
     v_seen int;
     v_ids text[];
+    v_counted boolean := false;
 BEGIN
     IF numnode(v_tsq) = 0 THEN
         RETURN; -- stop words alone: nothing matches
@@ -200,6 +280,28 @@ BEGIN
                             OR v_ids IS NULL OR v_walk >= market_search_walk_rows(v_need);
             v_walk := market_search_walk_rows(v_need);
         END LOOP walks;
+        IF coalesce(cardinality(v_ids), 0) < v_need AND v_seen >= v_walk AND NOT v_counted THEN
+            -- The first walk that finds no page: when q has few matches in all, one read
+            -- of them through the index of q's words answers every rank left.
+            v_counted := true;
+            v_walk := market_search_walk_rows(v_need);
+            IF market_search_count(p_mode, v_tsq, p_category, p_seller, p_min, p_max, v_walk) <= v_walk THEN
+                RETURN QUERY
+                    SELECT r.id, r.rank
+                      FROM (SELECT p.id, length(p.title_search) - length(ts_delete(p.title_search, v_words)) AS rank
+                              FROM products p
+                             WHERE p.mode = p_mode AND p.status = 'published' AND p.search @@ v_tsq
+                               AND (p_category IS NULL OR p.category = p_category)
+                               AND (p_seller IS NULL OR p.seller_id = p_seller)
+                               AND (p_min IS NULL OR p.price >= p_min)
+                               AND (p_max IS NULL OR p.price <= p_max)
+                            OFFSET 0) r
+                     WHERE (r.rank, r.id) < (v_rank, v_after)
+                     ORDER BY r.rank DESC, r.id DESC
+                     LIMIT v_need;
+                RETURN;
+            END IF;
+        END IF;
         IF coalesce(cardinality(v_ids), 0) >= v_need OR v_seen < v_walk THEN
             -- A page, or every row of the rank: the walk is the answer.
             RETURN QUERY SELECT u.id, v_rank FROM unnest(v_ids[1:v_need]) WITH ORDINALITY u(id, i) ORDER BY u.i;

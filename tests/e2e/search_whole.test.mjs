@@ -103,6 +103,11 @@ const cases = [
   { q: '-quartz', match: (p) => !p.title.includes('quartz'), rank: () => 0 },
   { q: 'stone -zircon', match: (p) => !p.title.includes('zircon'), rank: () => 1 },
   { q: 'nothingmatchesthis', match: () => false, rank: () => 0 },
+  // An alternative that holds a word and its exclusion matches nothing; the other one still
+  // does, and the excluded word counts toward no rank.
+  { q: 'quartz -quartz or zircon', match: (p) => p.title.includes('zircon'), rank: (p) => words(p, 'zircon') },
+  { q: 'garnet -garnet', match: () => false, rank: () => 0 },
+  { q: '-"quartz garnet" garnet', match: (p) => inText(p, 'garnet') && !p.title.includes('quartz garnet'), rank: (p) => words(p, 'garnet') },
   // Graded: two, one or no word of q in the title.
   { q: 'garnet', match: (p) => inText(p, 'garnet'), rank: (p) => words(p, 'garnet') },
   {
