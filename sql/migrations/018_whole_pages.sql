@@ -87,22 +87,26 @@ BEGIN
 END
 $fn$;
 
--- How many published products of p_mode match p_query and the filters, counted up to
--- p_limit + 1 through the GIN index of title and description alone: never a scan of the
--- table or of another index, whose cost would follow the rows rather than the matches.
-CREATE FUNCTION market_search_count(p_mode text, p_query tsquery, p_category text,
-                                    p_seller text, p_min numeric, p_max numeric, p_limit int)
-RETURNS int
+-- The published products of p_mode that match p_query and the filters, at most p_limit of
+-- them in no order, with the number of p_words their title holds: read through the GIN
+-- index of title and description alone, never a scan of the table or of another index,
+-- whose cost would follow the rows rather than the matches.
+CREATE FUNCTION market_search_matches(p_mode text, p_query tsquery, p_words text[],
+                                      p_category text, p_seller text, p_min numeric,
+                                      p_max numeric, p_limit int)
+RETURNS TABLE (id text, rank int)
 LANGUAGE sql STABLE
 SET enable_seqscan = off SET enable_indexscan = off SET enable_indexonlyscan = off
-SET plan_cache_mode = force_custom_plan
-RETURN (SELECT count(*) FROM (SELECT 1 FROM products p
-                               WHERE p.mode = p_mode AND p.status = 'published' AND p.search @@ p_query
-                                 AND (p_category IS NULL OR p.category = p_category)
-                                 AND (p_seller IS NULL OR p.seller_id = p_seller)
-                                 AND (p_min IS NULL OR p.price >= p_min)
-                                 AND (p_max IS NULL OR p.price <= p_max)
-                               LIMIT p_limit + 1) c);
+BEGIN ATOMIC
+    SELECT p.id, length(p.title_search) - length(ts_delete(p.title_search, p_words))
+      FROM products p
+     WHERE p.mode = p_mode AND p.status = 'published' AND p.search @@ p_query
+       AND (p_category IS NULL OR p.category = p_category)
+       AND (p_seller IS NULL OR p.seller_id = p_seller)
+       AND (p_min IS NULL OR p.price >= p_min)
+       AND (p_max IS NULL OR p.price <= p_max)
+     LIMIT p_limit;
+END;
 
 -- The titles holding at least p_rank of p_lits (q's words, as tsquery literals): an OR of
 -- one AND per choice of p_rank words; NULL past 64 choices (eight words or more).
@@ -230,7 +234,9 @@ DECLARE
     v_walk int;
     v_seen int;
     v_ids text[];
-    v_counted boolean := false;
+    v_ranks int[];
+    v_counted boolean := false; -- q's matches were read once through its index
+    v_walked boolean;
 BEGIN
     IF numnode(v_tsq) = 0 THEN
         RETURN; -- stop words alone: nothing matches
@@ -280,30 +286,27 @@ BEGIN
                             OR v_ids IS NULL OR v_walk >= market_search_walk_rows(v_need);
             v_walk := market_search_walk_rows(v_need);
         END LOOP walks;
-        IF coalesce(cardinality(v_ids), 0) < v_need AND v_seen >= v_walk AND NOT v_counted THEN
+        -- The walk holds a page, or every row of the rank.
+        v_walked := coalesce(cardinality(v_ids), 0) >= v_need OR v_seen < v_walk;
+        IF NOT v_walked AND NOT v_counted THEN
             -- The first walk that finds no page: when q has few matches in all, one read
             -- of them through the index of q's words answers every rank left.
             v_counted := true;
             v_walk := market_search_walk_rows(v_need);
-            IF market_search_count(p_mode, v_tsq, p_category, p_seller, p_min, p_max, v_walk) <= v_walk THEN
+            SELECT array_agg(m.id), array_agg(m.rank) INTO v_ids, v_ranks
+              FROM market_search_matches(p_mode, v_tsq, v_words, p_category, p_seller, p_min, p_max,
+                                         v_walk + 1) m;
+            IF coalesce(cardinality(v_ids), 0) <= v_walk THEN
                 RETURN QUERY
-                    SELECT r.id, r.rank
-                      FROM (SELECT p.id, length(p.title_search) - length(ts_delete(p.title_search, v_words)) AS rank
-                              FROM products p
-                             WHERE p.mode = p_mode AND p.status = 'published' AND p.search @@ v_tsq
-                               AND (p_category IS NULL OR p.category = p_category)
-                               AND (p_seller IS NULL OR p.seller_id = p_seller)
-                               AND (p_min IS NULL OR p.price >= p_min)
-                               AND (p_max IS NULL OR p.price <= p_max)
-                            OFFSET 0) r
-                     WHERE (r.rank, r.id) < (v_rank, v_after)
-                     ORDER BY r.rank DESC, r.id DESC
+                    SELECT u.id, u.rank
+                      FROM unnest(v_ids, v_ranks) u(id, rank)
+                     WHERE (u.rank, u.id) < (v_rank, v_after)
+                     ORDER BY u.rank DESC, u.id DESC
                      LIMIT v_need;
                 RETURN;
             END IF;
         END IF;
-        IF coalesce(cardinality(v_ids), 0) >= v_need OR v_seen < v_walk THEN
-            -- A page, or every row of the rank: the walk is the answer.
+        IF v_walked THEN
             RETURN QUERY SELECT u.id, v_rank FROM unnest(v_ids[1:v_need]) WITH ORDINALITY u(id, i) ORDER BY u.i;
             v_need := v_need - least(coalesce(cardinality(v_ids), 0), v_need);
         ELSE
