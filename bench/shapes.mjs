@@ -8,6 +8,8 @@
 // `limit` (20..59) so that no worker answers it from its page cache; prints p50 and p99 in
 // ms and the items of the first page. With SELLER=handle, that seller's profile first.
 // Ratios against another run are what to quote.
+import { readFileSync } from 'node:fs';
+
 const base = process.env.BASE_URL;
 const key = process.env.KEY;
 if (!base || !key) {
@@ -15,21 +17,12 @@ if (!base || !key) {
   process.exit(2);
 }
 const requests = Number(process.argv[2] ?? 40);
-// Words of both catalogues: market-admin seed's ("includes", "client", "retro") and
-// ../shared/bench's ("font", "pack", "edit", "design"); a word absent from the catalogue
-// at hand makes its shape one more query that matches nothing.
-const shapes = [
-  ['no match (unknown words)', 'zebra quokka'],
-  ['no match (common words, rare together)', 'pack font'],
-  ['no match (a phrase of common words)', '"dashboard poster"'],
-  ['no match (a word and its exclusion)', 'includes -includes'],
-  ['no match (exclusions, OR-ed)', 'edit -edit or design -design'],
-  ['an exclusion alone', '-includes'],
-  ['OR-ed phrases', '"client work" or "play retro" or "soft grain"'],
-  ['a common word', 'retro'],
-  ['a common word (bench)', 'font'],
-  ['two common words', 'client work'],
-];
+// The shapes are in bench/shapes.txt (one list, also read by bench/search_peers): a name, a
+// tab, then q.
+const shapes = readFileSync(new URL('./shapes.txt', import.meta.url), 'utf8')
+  .split('\n')
+  .filter((line) => line !== '' && !line.startsWith('#'))
+  .map((line) => line.split('\t'));
 const sorts = ['newest', 'price_asc', 'price_desc', 'relevance'];
 
 const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
