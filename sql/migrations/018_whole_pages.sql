@@ -88,7 +88,7 @@ END
 $fn$;
 
 -- The published products of p_mode that match p_query and the filters, at most p_limit of
--- them in no order, with the number of p_words their title holds: read through the GIN
+-- them (all when NULL) in no order, with the number of p_words their title holds: read through the GIN
 -- index of title and description alone, never a scan of the table or of another index,
 -- whose cost would follow the rows rather than the matches.
 CREATE FUNCTION market_search_matches(p_mode text, p_query tsquery, p_words text[],
@@ -105,6 +105,32 @@ BEGIN ATOMIC
        AND (p_seller IS NULL OR p.seller_id = p_seller)
        AND (p_min IS NULL OR p.price >= p_min)
        AND (p_max IS NULL OR p.price <= p_max)
+     LIMIT p_limit;
+END;
+
+-- The products of one relevance group after p_after, ids descending, at most p_limit: those
+-- matching p_query whose title holds exactly p_rank of p_words, found through p_titles
+-- (titles holding at least p_rank of them) in the GIN index of titles or through the GIN
+-- index of q's words, as the planner's statistics judge cheaper; never a scan of the table
+-- or of another index.
+CREATE FUNCTION market_search_group(p_mode text, p_query tsquery, p_titles tsquery,
+                                    p_words text[], p_rank int, p_after text, p_category text,
+                                    p_seller text, p_min numeric, p_max numeric, p_limit int)
+RETURNS SETOF text
+LANGUAGE sql STABLE
+SET enable_seqscan = off SET enable_indexscan = off SET enable_indexonlyscan = off
+BEGIN ATOMIC
+    SELECT g.id
+      FROM (SELECT p.id FROM products p
+             WHERE p.status = 'published' AND p.title_search @@ p_titles AND p.search @@ p_query
+               AND length(p.title_search) - length(ts_delete(p.title_search, p_words)) = p_rank
+               AND p.mode = p_mode AND p.id < p_after
+               AND (p_category IS NULL OR p.category = p_category)
+               AND (p_seller IS NULL OR p.seller_id = p_seller)
+               AND (p_min IS NULL OR p.price >= p_min)
+               AND (p_max IS NULL OR p.price <= p_max)
+            OFFSET 0) g
+     ORDER BY g.id DESC
      LIMIT p_limit;
 END;
 
@@ -289,14 +315,14 @@ BEGIN
         -- The walk holds a page, or every row of the rank.
         v_walked := coalesce(cardinality(v_ids), 0) >= v_need OR v_seen < v_walk;
         IF NOT v_walked AND NOT v_counted THEN
-            -- The first walk that finds no page: when q has few matches in all, one read
-            -- of them through the index of q's words answers every rank left.
+            -- The first walk that finds no page: when q has few matches in all (four pages'
+            -- worth at most), one read of them through the index of q's words answers every
+            -- rank left.
             v_counted := true;
-            v_walk := market_search_walk_rows(v_need);
             SELECT array_agg(m.id), array_agg(m.rank) INTO v_ids, v_ranks
               FROM market_search_matches(p_mode, v_tsq, v_words, p_category, p_seller, p_min, p_max,
-                                         v_walk + 1) m;
-            IF coalesce(cardinality(v_ids), 0) <= v_walk THEN
+                                         4 * v_need + 1) m;
+            IF coalesce(cardinality(v_ids), 0) <= 4 * v_need THEN
                 RETURN QUERY
                     SELECT u.id, u.rank
                       FROM unnest(v_ids, v_ranks) u(id, rank)
@@ -314,35 +340,18 @@ BEGIN
             IF v_group IS NULL THEN
                 -- Every match of the ranks left, through the index of title and description.
                 RETURN QUERY
-                    SELECT r.id, r.rank
-                      FROM (SELECT p.id, length(p.title_search) - length(ts_delete(p.title_search, v_words)) AS rank
-                              FROM products p
-                             WHERE p.mode = p_mode AND p.status = 'published' AND p.search @@ v_tsq
-                               AND (p_category IS NULL OR p.category = p_category)
-                               AND (p_seller IS NULL OR p.seller_id = p_seller)
-                               AND (p_min IS NULL OR p.price >= p_min)
-                               AND (p_max IS NULL OR p.price <= p_max)
-                            OFFSET 0) r
-                     WHERE r.rank <= v_rank AND (r.rank, r.id) < (v_rank, v_after)
-                     ORDER BY r.rank DESC, r.id DESC
+                    SELECT m.id, m.rank
+                      FROM market_search_matches(p_mode, v_tsq, v_words, p_category, p_seller,
+                                                 p_min, p_max, NULL) m
+                     WHERE m.rank <= v_rank AND (m.rank, m.id) < (v_rank, v_after)
+                     ORDER BY m.rank DESC, m.id DESC
                      LIMIT v_need;
                 RETURN;
             END IF;
-            -- The rank's titles, through the index of titles.
-            -- (OFFSET 0 keeps the planner from reading them in id order: the walk.)
-            v_ids := ARRAY(
-                SELECT g.id
-                  FROM (SELECT p.id FROM products p
-                         WHERE p.status = 'published' AND p.title_search @@ v_group
-                           AND length(p.title_search) - length(ts_delete(p.title_search, v_words)) = v_rank
-                           AND p.mode = p_mode AND p.id < v_after AND p.search @@ v_tsq
-                           AND (p_category IS NULL OR p.category = p_category)
-                           AND (p_seller IS NULL OR p.seller_id = p_seller)
-                           AND (p_min IS NULL OR p.price >= p_min)
-                           AND (p_max IS NULL OR p.price <= p_max)
-                        OFFSET 0) g
-                 ORDER BY g.id DESC
-                 LIMIT v_need);
+            -- The rank's titles, through a GIN index.
+            v_ids := ARRAY(SELECT g FROM market_search_group(p_mode, v_tsq, v_group, v_words, v_rank,
+                                                             v_after, p_category, p_seller, p_min,
+                                                             p_max, v_need) g);
             RETURN QUERY SELECT u.id, v_rank FROM unnest(v_ids) WITH ORDINALITY u(id, i) ORDER BY u.i;
             v_need := v_need - cardinality(v_ids);
         END IF;
