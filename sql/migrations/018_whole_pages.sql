@@ -87,53 +87,6 @@ BEGIN
 END
 $fn$;
 
--- The published products of p_mode that match p_query and the filters, at most p_limit of
--- them (all when NULL) in no order, with the number of p_words their title holds: read through the GIN
--- index of title and description alone, never a scan of the table or of another index,
--- whose cost would follow the rows rather than the matches.
-CREATE FUNCTION market_search_matches(p_mode text, p_query tsquery, p_words text[],
-                                      p_category text, p_seller text, p_min numeric,
-                                      p_max numeric, p_limit int)
-RETURNS TABLE (id text, rank int)
-LANGUAGE sql STABLE
-SET enable_seqscan = off SET enable_indexscan = off SET enable_indexonlyscan = off
-BEGIN ATOMIC
-    SELECT p.id, length(p.title_search) - length(ts_delete(p.title_search, p_words))
-      FROM products p
-     WHERE p.mode = p_mode AND p.status = 'published' AND p.search @@ p_query
-       AND (p_category IS NULL OR p.category = p_category)
-       AND (p_seller IS NULL OR p.seller_id = p_seller)
-       AND (p_min IS NULL OR p.price >= p_min)
-       AND (p_max IS NULL OR p.price <= p_max)
-     LIMIT p_limit;
-END;
-
--- The products of one relevance group after p_after, ids descending, at most p_limit: those
--- matching p_query whose title holds exactly p_rank of p_words, found through p_titles
--- (titles holding at least p_rank of them) in the GIN index of titles or through the GIN
--- index of q's words, as the planner's statistics judge cheaper; never a scan of the table
--- or of another index.
-CREATE FUNCTION market_search_group(p_mode text, p_query tsquery, p_titles tsquery,
-                                    p_words text[], p_rank int, p_after text, p_category text,
-                                    p_seller text, p_min numeric, p_max numeric, p_limit int)
-RETURNS SETOF text
-LANGUAGE sql STABLE
-SET enable_seqscan = off SET enable_indexscan = off SET enable_indexonlyscan = off
-BEGIN ATOMIC
-    SELECT g.id
-      FROM (SELECT p.id FROM products p
-             WHERE p.status = 'published' AND p.title_search @@ p_titles AND p.search @@ p_query
-               AND length(p.title_search) - length(ts_delete(p.title_search, p_words)) = p_rank
-               AND p.mode = p_mode AND p.id < p_after
-               AND (p_category IS NULL OR p.category = p_category)
-               AND (p_seller IS NULL OR p.seller_id = p_seller)
-               AND (p_min IS NULL OR p.price >= p_min)
-               AND (p_max IS NULL OR p.price <= p_max)
-            OFFSET 0) g
-     ORDER BY g.id DESC
-     LIMIT p_limit;
-END;
-
 -- The titles holding at least p_rank of p_lits (q's words, as tsquery literals): an OR of
 -- one AND per choice of p_rank words; NULL past 64 choices (eight words or more).
 CREATE FUNCTION market_rank_query(p_lits text[], p_rank int) RETURNS tsquery
@@ -224,6 +177,11 @@ DROP FUNCTION market_refresh_word_stats();
 DROP FUNCTION market_products_analyzed_at();
 DROP TABLE search_word_stats, search_word_stats_state;
 
+-- Every read through a GIN index below runs with scans of the table and of btree indexes
+-- turned off (SET LOCAL, back on after it): a plan made once for any q (the API's sessions
+-- plan each statement once) could otherwise read the table or a btree index in search of
+-- rare matches, a cost that follows the rows rather than the matches.
+--
 -- One page of a relevance search: its ids in order with their rank, at most p_limit (the
 -- page size plus one). p_rank and p_after are the cursor's rank and id (NULL on a first
 -- page). A match's rank is the number of q's words its title holds (contract section 6);
@@ -241,11 +199,7 @@ CREATE FUNCTION market_relevance_page(p_mode text, p_limit int, p_q text, p_cate
                                       p_seller text, p_min numeric, p_max numeric,
                                       p_rank int, p_after text)
 RETURNS TABLE (match_id text, match_rank int)
-LANGUAGE plpgsql STABLE
--- Each read planned for its own words, with the planner's statistics of the two vectors:
--- a rank's titles are read through the index of titles or of q's words, whichever holds
--- fewer candidates for these words.
-SET plan_cache_mode = force_custom_plan AS $fn$
+LANGUAGE plpgsql VOLATILE AS $fn$
 DECLARE
     -- After every id of products (ids are 'prod_' and [A-Za-z0-9_]; '`' follows '_').
     c_top CONSTANT text := 'prod`';
@@ -314,15 +268,25 @@ BEGIN
         END LOOP walks;
         -- The walk holds a page, or every row of the rank.
         v_walked := coalesce(cardinality(v_ids), 0) >= v_need OR v_seen < v_walk;
-        IF NOT v_walked AND NOT v_counted THEN
-            -- The first walk that finds no page: when q has few matches in all (four pages'
-            -- worth at most), one read of them through the index of q's words answers every
-            -- rank left.
+        -- (Not at the top rank, whose titles hold all of q's words: few, and found through
+        -- the small index of titles alone, below.)
+        IF NOT v_walked AND NOT v_counted AND v_rank < cardinality(v_words) THEN
+            -- The first walk that finds no page: when q has few matches in all (32 rows per
+            -- row wanted at most), one read of them through the index of q's words answers
+            -- every rank left.
             v_counted := true;
+            SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off;
             SELECT array_agg(m.id), array_agg(m.rank) INTO v_ids, v_ranks
-              FROM market_search_matches(p_mode, v_tsq, v_words, p_category, p_seller, p_min, p_max,
-                                         4 * v_need + 1) m;
-            IF coalesce(cardinality(v_ids), 0) <= 4 * v_need THEN
+              FROM (SELECT p.id, length(p.title_search) - length(ts_delete(p.title_search, v_words)) AS rank
+                      FROM products p
+                     WHERE p.mode = p_mode AND p.status = 'published' AND p.search @@ v_tsq
+                       AND (p_category IS NULL OR p.category = p_category)
+                       AND (p_seller IS NULL OR p.seller_id = p_seller)
+                       AND (p_min IS NULL OR p.price >= p_min)
+                       AND (p_max IS NULL OR p.price <= p_max)
+                     LIMIT 32 * v_need + 1) m;
+            SET LOCAL enable_seqscan = on; SET LOCAL enable_indexscan = on; SET LOCAL enable_indexonlyscan = on;
+            IF coalesce(cardinality(v_ids), 0) <= 32 * v_need THEN
                 RETURN QUERY
                     SELECT u.id, u.rank
                       FROM unnest(v_ids, v_ranks) u(id, rank)
@@ -339,19 +303,53 @@ BEGIN
             v_group := market_rank_query(v_lits, v_rank);
             IF v_group IS NULL THEN
                 -- Every match of the ranks left, through the index of title and description.
+                SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off;
                 RETURN QUERY
                     SELECT m.id, m.rank
-                      FROM market_search_matches(p_mode, v_tsq, v_words, p_category, p_seller,
-                                                 p_min, p_max, NULL) m
+                      FROM (SELECT p.id, length(p.title_search) - length(ts_delete(p.title_search, v_words)) AS rank
+                              FROM products p
+                             WHERE p.mode = p_mode AND p.status = 'published' AND p.search @@ v_tsq
+                               AND (p_category IS NULL OR p.category = p_category)
+                               AND (p_seller IS NULL OR p.seller_id = p_seller)
+                               AND (p_min IS NULL OR p.price >= p_min)
+                               AND (p_max IS NULL OR p.price <= p_max)) m
                      WHERE m.rank <= v_rank AND (m.rank, m.id) < (v_rank, v_after)
                      ORDER BY m.rank DESC, m.id DESC
                      LIMIT v_need;
+                SET LOCAL enable_seqscan = on; SET LOCAL enable_indexscan = on; SET LOCAL enable_indexonlyscan = on;
                 RETURN;
             END IF;
-            -- The rank's titles, through a GIN index.
-            v_ids := ARRAY(SELECT g FROM market_search_group(p_mode, v_tsq, v_group, v_words, v_rank,
-                                                             v_after, p_category, p_seller, p_min,
-                                                             p_max, v_need) g);
+            -- The rank's titles, through the GIN index of titles, of q's words or both; at the
+            -- top rank through the index of titles alone (coalesce hides q from the planner:
+            -- the titles holding every word of q are few, their words' entries in the index
+            -- of title and description many).
+            SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off;
+            IF v_rank = cardinality(v_words) THEN
+                v_ids := ARRAY(
+                    SELECT p.id FROM products p
+                     WHERE p.status = 'published' AND p.title_search @@ v_group
+                       AND coalesce(p.search, '') @@ v_tsq
+                       AND p.mode = p_mode AND p.id < v_after
+                       AND (p_category IS NULL OR p.category = p_category)
+                       AND (p_seller IS NULL OR p.seller_id = p_seller)
+                       AND (p_min IS NULL OR p.price >= p_min)
+                       AND (p_max IS NULL OR p.price <= p_max)
+                     ORDER BY p.id DESC
+                     LIMIT v_need);
+            ELSE
+                v_ids := ARRAY(
+                    SELECT p.id FROM products p
+                     WHERE p.status = 'published' AND p.title_search @@ v_group AND p.search @@ v_tsq
+                       AND length(p.title_search) - length(ts_delete(p.title_search, v_words)) = v_rank
+                       AND p.mode = p_mode AND p.id < v_after
+                       AND (p_category IS NULL OR p.category = p_category)
+                       AND (p_seller IS NULL OR p.seller_id = p_seller)
+                       AND (p_min IS NULL OR p.price >= p_min)
+                       AND (p_max IS NULL OR p.price <= p_max)
+                     ORDER BY p.id DESC
+                     LIMIT v_need);
+            END IF;
+            SET LOCAL enable_seqscan = on; SET LOCAL enable_indexscan = on; SET LOCAL enable_indexonlyscan = on;
             RETURN QUERY SELECT u.id, v_rank FROM unnest(v_ids) WITH ORDINALITY u(id, i) ORDER BY u.i;
             v_need := v_need - cardinality(v_ids);
         END IF;
