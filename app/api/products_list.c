@@ -172,12 +172,14 @@ static void search_sql(buf *sql, int filters, enum sort sort)
     add_walk(sql, "1", "16 * $2", filters, sort, after);
     add_walk(sql, "2", "(SELECT rows FROM bound)", filters, sort, after);
     /* way: 1 the short walk holds the page (or every row left), 2 the long one does,
-     * 3 the index. The long walk is read only when the short one found some matches but
-     * not a page; none at all means matches too rare for any walk. */
+     * 3 the index. The long walk is read only when the short one's matches are dense
+     * enough to fill a page within its bound (limit + 1 hits at the short walk's rate);
+     * sparser ones are too rare for any walk. */
     buf_puts(sql,
              " way AS MATERIALIZED (SELECT CASE"
              " WHEN (SELECT count(*) FROM hits1) >= $2 OR (SELECT count(*) FROM walk1) < 16 * $2"
-             " THEN 1 WHEN (SELECT count(*) FROM hits1) = 0 THEN 3"
+             " THEN 1 WHEN (SELECT count(*) FROM hits1) = 0 OR $2::bigint * 16 * $2"
+             " > (SELECT rows FROM bound) * (SELECT count(*) FROM hits1) THEN 3"
              " WHEN (SELECT count(*) FROM hits2) >= $2"
              " OR (SELECT count(*) FROM walk2) < (SELECT rows FROM bound) THEN 2"
              " ELSE 3 END AS way),");

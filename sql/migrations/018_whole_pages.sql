@@ -262,8 +262,11 @@ BEGIN
                          WHERE p.mode = p_mode AND p.status = 'published' AND p.id < v_after
                          ORDER BY p.id DESC LIMIT v_walk) w;
             END IF;
+            -- (The long walk only when the short one's matches are dense enough to fill a
+            -- page within its bound.)
             EXIT walks WHEN coalesce(cardinality(v_ids), 0) >= v_need OR v_seen < v_walk
-                            OR v_ids IS NULL OR v_walk >= market_search_walk_rows(v_need);
+                            OR v_ids IS NULL OR v_walk >= market_search_walk_rows(v_need)
+                            OR v_need::float8 * v_walk / cardinality(v_ids) > market_search_walk_rows(v_need);
             v_walk := market_search_walk_rows(v_need);
         END LOOP walks;
         -- The walk holds a page, or every row of the rank.
