@@ -6,16 +6,18 @@
 -- sort's order and, when the window came up short and the statistics said the GIN index
 -- was dear, ended the page at the window's last row. Now a page reads its matches one of
 -- two ways, both exact and whole:
---   walk   the next rows in the sort's order, each checked against q, at most
---          market_search_walk_rows(need) of them: enough when matches are dense;
---   index  else every match after the cursor through the GIN index of q's words, sorted.
--- The walk's bound is the square root of (rows wanted x rows of the catalogue): a walk
--- that finds no page there means fewer matches than that bound, so the index read that
--- follows costs no more than the walk did. A page so costs at most about twice that
--- bound (a few thousand rows on a million products), whatever q holds, with no estimate
--- to be wrong: the statistics copy (search_word_stats) and the window setting go.
--- Relevance applies the same two ways to each rank in turn (app/api/products_list.c
--- builds the other sorts' statements).
+--   walk   the next rows in the sort's order, each checked against q: 16 per row wanted,
+--          then, when those held matches dense enough to fill a page within it, up to
+--          market_search_walk_rows(need) (the square root of rows wanted x rows of the
+--          catalogue: a few thousand on a million products);
+--   index  else every match after the cursor through the GIN index of q's words, sorted:
+--          matches too sparse for the walk, so fewer than the walk would have read.
+-- No estimate decides between them: the statistics copy (search_word_stats) and the
+-- window setting go. Relevance applies the same two ways to each rank in turn
+-- (market_relevance_page below; app/api/products_list.c builds the other sorts'
+-- statements). PostgreSQL's RUM index, whose posting lists can keep a sort's order, would
+-- retire the walk; Debian 12's build of it never reads them in that order (README,
+-- "Whole search pages").
 
 -- The rows a walk may read to find p_need matches: sqrt(p_need x the table's rows), at
 -- least 16 x p_need (a page of dense matches is found without an index read) and at most

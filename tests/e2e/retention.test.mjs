@@ -301,7 +301,11 @@ test('old finished rows go, pending, recent and business rows stay; one drainer 
   const ours = { events: 3, webhook_deliveries: 4, webhook_attempts: 4, download_tokens: 1, api_keys: 4, idempotency_keys: 1 };
   const after = await metrics();
   for (const [table, n] of Object.entries(ours)) {
-    assert.ok(figure(table) >= n, `${table}: the log line says ${figure(table)}, at least ${n}`);
+    // The stack's own drainer prunes Idempotency-Key records too (their 24 h window does not
+    // follow its MARKET_RETENTION of 30 days) and may take the first pass after the lock is
+    // released: that record is then in its log line, not in ours; /metrics counts both.
+    if (table !== 'idempotency_keys')
+      assert.ok(figure(table) >= n, `${table}: the log line says ${figure(table)}, at least ${n}`);
     const delta = value(after, 'market_retention_pruned_rows_total', { table }) -
       value(before, 'market_retention_pruned_rows_total', { table });
     assert.ok(delta >= n, `${table}: /metrics counted ${delta} more, at least ${n}`);
