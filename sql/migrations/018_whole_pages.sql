@@ -89,6 +89,20 @@ BEGIN
 END
 $fn$;
 
+-- A match's rank (contract section 6): how many of q's words (lexemes) its title holds.
+CREATE FUNCTION market_title_rank(title_search tsvector, words text[]) RETURNS int
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN length(title_search) - length(ts_delete(title_search, words));
+
+-- The filters of a search other than q (each NULL when not given), for one product: one
+-- expression, inlined where it is called.
+CREATE FUNCTION market_search_filters(category text, seller_id text, price numeric,
+                                      p_category text, p_seller text, p_min numeric,
+                                      p_max numeric)
+RETURNS boolean LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN (p_category IS NULL OR category = p_category) AND (p_seller IS NULL OR seller_id = p_seller)
+   AND (p_min IS NULL OR price >= p_min) AND (p_max IS NULL OR price <= p_max);
+
 -- The titles holding at least p_rank of p_lits (q's words, as tsquery literals): an OR of
 -- one AND per choice of p_rank words; NULL past 64 choices (eight words or more).
 CREATE FUNCTION market_rank_query(p_lits text[], p_rank int) RETURNS tsquery
@@ -240,13 +254,11 @@ BEGIN
                   INTO v_seen, v_ids
                   FROM (SELECT r.id,
                                r.title_search @@ v_any
-                               AND length(r.title_search) - length(ts_delete(r.title_search, v_words)) = v_rank
+                               AND market_title_rank(r.title_search, v_words) = v_rank
                                AND EXISTS (SELECT 1 FROM products x
                                             WHERE x.id = r.id AND x.search @@ v_tsq
-                                              AND (p_category IS NULL OR x.category = p_category)
-                                              AND (p_seller IS NULL OR x.seller_id = p_seller)
-                                              AND (p_min IS NULL OR x.price >= p_min)
-                                              AND (p_max IS NULL OR x.price <= p_max)) AS hit
+                                              AND market_search_filters(x.category, x.seller_id, x.price,
+                                                                        p_category, p_seller, p_min, p_max)) AS hit
                           FROM (SELECT p.id, p.title_search FROM products p
                                  WHERE p.mode = p_mode AND p.status = 'published' AND p.id < v_after
                                  ORDER BY p.id DESC LIMIT v_walk) r) w;
@@ -256,10 +268,8 @@ BEGIN
                   FROM (SELECT p.id,
                                p.search @@ v_tsq
                                AND (v_any IS NULL OR NOT p.title_search @@ v_any)
-                               AND (p_category IS NULL OR p.category = p_category)
-                               AND (p_seller IS NULL OR p.seller_id = p_seller)
-                               AND (p_min IS NULL OR p.price >= p_min)
-                               AND (p_max IS NULL OR p.price <= p_max) AS hit
+                               AND market_search_filters(p.category, p.seller_id, p.price,
+                                                         p_category, p_seller, p_min, p_max) AS hit
                           FROM products p
                          WHERE p.mode = p_mode AND p.status = 'published' AND p.id < v_after
                          ORDER BY p.id DESC LIMIT v_walk) w;
@@ -282,13 +292,11 @@ BEGIN
             v_counted := true;
             SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off;
             SELECT array_agg(m.id), array_agg(m.rank) INTO v_ids, v_ranks
-              FROM (SELECT p.id, length(p.title_search) - length(ts_delete(p.title_search, v_words)) AS rank
+              FROM (SELECT p.id, market_title_rank(p.title_search, v_words) AS rank
                       FROM products p
                      WHERE p.mode = p_mode AND p.status = 'published' AND p.search @@ v_tsq
-                       AND (p_category IS NULL OR p.category = p_category)
-                       AND (p_seller IS NULL OR p.seller_id = p_seller)
-                       AND (p_min IS NULL OR p.price >= p_min)
-                       AND (p_max IS NULL OR p.price <= p_max)
+                       AND market_search_filters(p.category, p.seller_id, p.price,
+                                                 p_category, p_seller, p_min, p_max)
                      LIMIT 32 * v_need + 1) m;
             SET LOCAL enable_seqscan = on; SET LOCAL enable_indexscan = on; SET LOCAL enable_indexonlyscan = on;
             IF coalesce(cardinality(v_ids), 0) <= 32 * v_need THEN
@@ -311,13 +319,11 @@ BEGIN
                 SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off;
                 RETURN QUERY
                     SELECT m.id, m.rank
-                      FROM (SELECT p.id, length(p.title_search) - length(ts_delete(p.title_search, v_words)) AS rank
+                      FROM (SELECT p.id, market_title_rank(p.title_search, v_words) AS rank
                               FROM products p
                              WHERE p.mode = p_mode AND p.status = 'published' AND p.search @@ v_tsq
-                               AND (p_category IS NULL OR p.category = p_category)
-                               AND (p_seller IS NULL OR p.seller_id = p_seller)
-                               AND (p_min IS NULL OR p.price >= p_min)
-                               AND (p_max IS NULL OR p.price <= p_max)) m
+                               AND market_search_filters(p.category, p.seller_id, p.price,
+                                                         p_category, p_seller, p_min, p_max)) m
                      WHERE m.rank <= v_rank AND (m.rank, m.id) < (v_rank, v_after)
                      ORDER BY m.rank DESC, m.id DESC
                      LIMIT v_need;
@@ -335,22 +341,18 @@ BEGIN
                      WHERE p.status = 'published' AND p.title_search @@ v_group
                        AND coalesce(p.search, '') @@ v_tsq
                        AND p.mode = p_mode AND p.id < v_after
-                       AND (p_category IS NULL OR p.category = p_category)
-                       AND (p_seller IS NULL OR p.seller_id = p_seller)
-                       AND (p_min IS NULL OR p.price >= p_min)
-                       AND (p_max IS NULL OR p.price <= p_max)
+                       AND market_search_filters(p.category, p.seller_id, p.price,
+                                                 p_category, p_seller, p_min, p_max)
                      ORDER BY p.id DESC
                      LIMIT v_need);
             ELSE
                 v_ids := ARRAY(
                     SELECT p.id FROM products p
                      WHERE p.status = 'published' AND p.title_search @@ v_group AND p.search @@ v_tsq
-                       AND length(p.title_search) - length(ts_delete(p.title_search, v_words)) = v_rank
+                       AND market_title_rank(p.title_search, v_words) = v_rank
                        AND p.mode = p_mode AND p.id < v_after
-                       AND (p_category IS NULL OR p.category = p_category)
-                       AND (p_seller IS NULL OR p.seller_id = p_seller)
-                       AND (p_min IS NULL OR p.price >= p_min)
-                       AND (p_max IS NULL OR p.price <= p_max)
+                       AND market_search_filters(p.category, p.seller_id, p.price,
+                                                 p_category, p_seller, p_min, p_max)
                      ORDER BY p.id DESC
                      LIMIT v_need);
             END IF;
