@@ -65,6 +65,49 @@ static bool load_secret(market_config *cfg, char *err, size_t errlen)
     return true;
 }
 
+static const struct {
+    const char *name;
+    unsigned bit;
+} extensions[] = {
+    {"webhook-management", CONFIG_EXT_WEBHOOK_MANAGEMENT},
+};
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+bool config_parse_extensions(const char *text, unsigned *out, char *unknown, size_t unknown_len)
+{
+    *out = 0;
+    const char *p = text;
+    while (*p != '\0') {
+        while (is_blank(*p))
+            p++;
+        const char *end = strchr(p, ',');
+        size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+        size_t name_len = len;
+        while (name_len > 0 && is_blank(p[name_len - 1]))
+            name_len--;
+        bool known = name_len == 0; /* an empty item (",," or a trailing comma) names none */
+        for (size_t i = 0; i < sizeof extensions / sizeof extensions[0] && !known; i++) {
+            if (strlen(extensions[i].name) == name_len &&
+                strncmp(extensions[i].name, p, name_len) == 0) {
+                *out |= extensions[i].bit;
+                known = true;
+            }
+        }
+        if (!known) {
+            snprintf(unknown, unknown_len, "%.*s", (int)name_len, p);
+            return false;
+        }
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return true;
+}
+
 bool config_parse_durations(const char *text, long *out, int max, int *count)
 {
     int n = 0;
@@ -191,6 +234,16 @@ bool config_load(market_config *cfg, int needs, char *err, size_t errlen)
         snprintf(err, errlen,
                  "MARKET_RETENTION must be one duration in s, m, h or d such as 30d "
                  "(at most 366d)");
+        return false;
+    }
+
+    const char *ext = getenv("MARKET_API_EXTENSIONS");
+    char unknown[64];
+    if (ext != NULL && !config_parse_extensions(ext, &cfg->api_extensions, unknown, sizeof unknown)) {
+        snprintf(err, errlen,
+                 "MARKET_API_EXTENSIONS names an unknown extension \"%s\" (known: "
+                 "webhook-management)",
+                 unknown);
         return false;
     }
 

@@ -21,6 +21,12 @@ enum {
     CONFIG_NEED_DOWNLOADS = 1 << 1, /* MARKET_DOWNLOAD_BASE_URL, MARKET_FILES_ROOT */
 };
 
+/* The extensions of the public interface an operator may turn on (MARKET_API_EXTENSIONS,
+ * docs/contract.md section 13); none is on by default: the specification's six routes. */
+enum {
+    CONFIG_EXT_WEBHOOK_MANAGEMENT = 1 << 0, /* "webhook-management": section 13's routes */
+};
+
 typedef struct {
     const char *db;       /* libpq conninfo; "" means libpq's defaults */
     const char *db_read;  /* conninfo of a read replica for catalogue reads, or NULL */
@@ -45,10 +51,16 @@ typedef struct {
     long key_inflight; /* one key's requests served at once on a host (MARKET_KEY_INFLIGHT) */
     const char *metrics_file; /* the counters a pool's workers share (lib/metrics.h) */
     long retention;           /* seconds finished rows are kept (market-webhookd prunes) */
+    unsigned api_extensions;  /* CONFIG_EXT_* bits of MARKET_API_EXTENSIONS */
 } market_config;
 
 /* Fills cfg from the environment. On failure writes one line (no newline) to err. */
 bool config_load(market_config *cfg, int needs, char *err, size_t errlen);
+
+/* Parses MARKET_API_EXTENSIONS, "webhook-management" or a comma list of extension names
+ * (white space around a name and empty items are ignored) into CONFIG_EXT_* bits.
+ * False on a name it does not know, copied into unknown (NUL-terminated, cut to fit). */
+bool config_parse_extensions(const char *text, unsigned *out, char *unknown, size_t unknown_len);
 
 /* Parses "5s,5m,30m,2h" into seconds; false on any malformed element. */
 bool config_parse_durations(const char *text, long *out, int max, int *count);

@@ -190,7 +190,10 @@ static const catalogue_handler product_get = {product_get_plan, product_get_rend
 static const catalogue_handler seller_get = {seller_get_plan, seller_get_render};
 
 /* Every key has products:read: the catalogue's scope check never refuses (docs/contract.md
- * section 2), but it is declared like any other. The operational routes and the download
+ * section 2), but it is declared like any other. The routes of docs/contract.md section 13
+ * belong to the extension webhook-management: unless MARKET_API_EXTENSIONS turns it on,
+ * routes_init switches them off and their paths are any other path's (404, or 405 with
+ * Allow: POST on /v1/webhooks). The operational routes and the download
  * location take no key; they read no query string (a download URL may carry a client's
  * cache-buster). The download location's pattern comes from the configuration; it stays
  * last. A body table of no field ("none") still reads the body: any field is unknown. */
@@ -226,6 +229,7 @@ static api_route routes[] = {
      .handle = handle_download_link},
     {.spec = {"GET", "/v1/webhooks"},
      .name = "webhooks_list",
+     .extension = CONFIG_EXT_WEBHOOK_MANAGEMENT,
      .scope = "webhooks:read",
      .query = page_query,
      .handle = handle_webhooks_list},
@@ -237,12 +241,14 @@ static api_route routes[] = {
      .handle = handle_webhooks_create},
     {.spec = {"GET", "/v1/webhooks/:id"},
      .name = "webhooks_get",
+     .extension = CONFIG_EXT_WEBHOOK_MANAGEMENT,
      .scope = "webhooks:read",
      .query = none,
      .path = &subscription,
      .handle = handle_webhooks_get},
     {.spec = {"POST", "/v1/webhooks/:id"},
      .name = "webhooks_update",
+     .extension = CONFIG_EXT_WEBHOOK_MANAGEMENT,
      .scope = "webhooks:write",
      .query = none,
      .path = &subscription,
@@ -250,6 +256,7 @@ static api_route routes[] = {
      .handle = handle_webhooks_update},
     {.spec = {"DELETE", "/v1/webhooks/:id"},
      .name = "webhooks_delete",
+     .extension = CONFIG_EXT_WEBHOOK_MANAGEMENT,
      .scope = "webhooks:write",
      .query = none,
      .path = &subscription,
@@ -257,6 +264,7 @@ static api_route routes[] = {
      .handle = handle_webhooks_delete},
     {.spec = {"POST", "/v1/webhooks/:id/rotate_secret"},
      .name = "webhooks_rotate_secret",
+     .extension = CONFIG_EXT_WEBHOOK_MANAGEMENT,
      .scope = "webhooks:write",
      .query = none,
      .path = &subscription,
@@ -264,6 +272,7 @@ static api_route routes[] = {
      .handle = handle_webhooks_rotate_secret},
     {.spec = {"POST", "/v1/webhooks/:id/test"},
      .name = "webhooks_test",
+     .extension = CONFIG_EXT_WEBHOOK_MANAGEMENT,
      .scope = "webhooks:write",
      .query = none,
      .path = &subscription,
@@ -271,11 +280,13 @@ static api_route routes[] = {
      .handle = handle_webhooks_test},
     {.spec = {"GET", "/v1/events"},
      .name = "events_list",
+     .extension = CONFIG_EXT_WEBHOOK_MANAGEMENT,
      .scope = "webhooks:read",
      .query = events_list_query,
      .handle = handle_events_list},
     {.spec = {"GET", "/v1/events/:id"},
      .name = "events_get",
+     .extension = CONFIG_EXT_WEBHOOK_MANAGEMENT,
      .scope = "webhooks:read",
      .query = none,
      .path = &event,
@@ -311,6 +322,9 @@ static const char *label_of(const api_route *route)
 
 void routes_init(const char *files_prefix, const market_config *cfg)
 {
+    for (size_t i = 0; i < N_API; i++)
+        if ((routes[i].extension & ~cfg->api_extensions) != 0)
+            routes[i].spec.pattern = NULL; /* switched off: route_find matches it never */
     download_link_body[0].def = cfg->download_ttl;
     webhooks_rotate_secret_body[0].def = cfg->webhook_secret_grace;
     if (files_prefix[0] != '\0') {

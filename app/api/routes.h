@@ -37,6 +37,9 @@ struct api_route {
     /* An operational route (/healthz, /metrics): found only for a request nginx marked
      * with this MARKET_OPS value; no key, not counted, not logged (ops.h). */
     const char *ops;
+    /* The extension it belongs to (CONFIG_EXT_*, docs/contract.md section 13), 0 for the
+     * specification's routes: off unless MARKET_API_EXTENSIONS names it. */
+    unsigned extension;
     const char *scope;          /* the scope it needs; NULL: no API key */
     const input_spec *query;    /* query parameters, up to {NULL}; NULL: query not read */
     const api_path *path;       /* NULL: the path parameter is not read (the download token) */
@@ -45,7 +48,8 @@ struct api_route {
     const catalogue_handler *catalogue; /* a catalogue route: one statement, cacheable */
 };
 
-/* Fills in the pattern of the download location, the path of MARKET_DOWNLOAD_BASE_URL
+/* Switches off the routes of every extension cfg does not turn on, fills in the pattern
+ * of the download location, the path of MARKET_DOWNLOAD_BASE_URL
  * ("/files": "/files/:token"; without a path there is no download location), the
  * defaults that are settings (expires_in, expire_old_in) and every route's label. */
 void routes_init(const char *files_prefix, const market_config *cfg);

@@ -110,6 +110,7 @@ static const char *const vars[] = {
     "MARKET_DB_READ",
     "MARKET_DB_READ_MAX_LAG",
     "MARKET_RETENTION",
+    "MARKET_API_EXTENSIONS",
 };
 
 static char secret_path[64];
@@ -297,6 +298,43 @@ START_TEST(load_checks_secret)
 }
 END_TEST
 
+START_TEST(extensions_parse)
+{
+    unsigned bits = 99;
+    char unknown[16];
+    ck_assert(config_parse_extensions("", &bits, unknown, sizeof unknown));
+    ck_assert_uint_eq(bits, 0);
+    ck_assert(config_parse_extensions("webhook-management", &bits, unknown, sizeof unknown));
+    ck_assert_uint_eq(bits, CONFIG_EXT_WEBHOOK_MANAGEMENT);
+    ck_assert(config_parse_extensions(" webhook-management ,", &bits, unknown, sizeof unknown));
+    ck_assert_uint_eq(bits, CONFIG_EXT_WEBHOOK_MANAGEMENT);
+    ck_assert(config_parse_extensions(",webhook-management,,webhook-management", &bits, unknown,
+                                      sizeof unknown));
+    ck_assert_uint_eq(bits, CONFIG_EXT_WEBHOOK_MANAGEMENT);
+    /* Case, a near miss, an unknown name after a known one: refused, and named. */
+    ck_assert(!config_parse_extensions("Webhook-Management", &bits, unknown, sizeof unknown));
+    ck_assert_str_eq(unknown, "Webhook-Manage"); /* cut to fit */
+    ck_assert(!config_parse_extensions("webhook-management,events ", &bits, unknown,
+                                       sizeof unknown));
+    ck_assert_str_eq(unknown, "events");
+    ck_assert(!config_parse_extensions("webhook-managements", &bits, unknown, sizeof unknown));
+    ck_assert(!config_parse_extensions("webhook management", &bits, unknown, sizeof unknown));
+}
+END_TEST
+
+START_TEST(load_extensions)
+{
+    ck_assert_msg(load(), "%s", err);
+    ck_assert_uint_eq(cfg.api_extensions, 0); /* the specification's interface by default */
+    setenv("MARKET_API_EXTENSIONS", "webhook-management", 1);
+    ck_assert_msg(load(), "%s", err);
+    ck_assert_uint_eq(cfg.api_extensions, CONFIG_EXT_WEBHOOK_MANAGEMENT);
+    setenv("MARKET_API_EXTENSIONS", "webhook-management,graphql", 1);
+    load_fails("MARKET_API_EXTENSIONS");
+    ck_assert_ptr_nonnull(strstr(err, "\"graphql\""));
+}
+END_TEST
+
 Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -305,6 +343,7 @@ Suite *config_suite(void)
     tcase_add_test(durations, units_and_bounds);
     tcase_add_test(durations, rejects_malformed);
     tcase_add_test(durations, respects_max);
+    tcase_add_test(durations, extensions_parse);
     suite_add_tcase(s, durations);
     TCase *env = tcase_create("environment");
     tcase_add_checked_fixture(env, env_setup, env_teardown);
@@ -314,6 +353,7 @@ Suite *config_suite(void)
     tcase_add_test(env, load_retention);
     tcase_add_test(env, load_webhook_secret_grace);
     tcase_add_test(env, load_checks_secret);
+    tcase_add_test(env, load_extensions);
     suite_add_tcase(s, env);
     return s;
 }
