@@ -13,7 +13,7 @@
 #include "text.h"
 #include "url.h"
 
-#define UNKNOWN_NAME_MAX 64 /* an unknown name longer than this is not echoed as param */
+#define UNKNOWN_NAME_MAX 64 /* an unknown name longer than this is cut in param */
 
 /* The typed value of spec s in out, as a T. */
 #define SLOT(T, out, s) ((T *)(void *)((char *)(out) + (s)->offset))
@@ -229,6 +229,19 @@ static bool from_text(arena *a, const input_spec *s, const char *v, size_t len, 
     return refuse(s, err);
 }
 
+/* An unknown parameter's name for param: at most UNKNOWN_NAME_MAX bytes, cut between
+ * two characters (the name is valid UTF-8, query_parse checked). */
+static const char *unknown_name(arena *a, const char *name)
+{
+    size_t n = strlen(name);
+    if (n <= UNKNOWN_NAME_MAX)
+        return name;
+    n = UNKNOWN_NAME_MAX;
+    while (n > 0 && ((unsigned char)name[n] & 0xC0) == 0x80)
+        n--; /* a continuation byte: the character began before */
+    return arena_strndup(a, name, n);
+}
+
 bool input_read_query(arena *a, const char *qs, const input_spec *specs, void *out,
                       input_error *err)
 {
@@ -243,9 +256,10 @@ bool input_read_query(arena *a, const char *qs, const input_spec *specs, void *o
     if (!query_parse(a, qs, names, &q, &qe)) {
         switch (qe.fault) {
         case QUERY_UNKNOWN: {
-            bool named = qe.name[0] != '\0' && strlen(qe.name) <= UNKNOWN_NAME_MAX;
-            return fail(err, "parameter_unknown", named ? qe.name : NULL,
-                        "unknown query parameter%s%.64s", qe.name[0] ? " " : "", qe.name);
+            const char *name = unknown_name(a, qe.name);
+            return fail(err, "parameter_unknown", name, "unknown query parameter %s%s",
+                        name[0] != '\0' ? name : "(empty name)",
+                        strlen(name) < strlen(qe.name) ? " (cut)" : "");
         }
         case QUERY_DUPLICATED:
             return fail(err, "parameter_duplicated", qe.name, "%s is given more than once",
@@ -255,9 +269,10 @@ bool input_read_query(arena *a, const char *qs, const input_spec *specs, void *o
         case QUERY_MALFORMED:
             break;
         }
-        if (qe.name == NULL)
-            return fail(err, "parameter_invalid", NULL,
-                        "a query parameter name is not valid percent-encoded UTF-8");
+        if (qe.name_malformed)
+            return fail(err, "parameter_invalid", qe.name,
+                        "the query parameter name %s is not valid percent-encoded UTF-8",
+                        qe.name);
         return fail(err, "parameter_invalid", qe.name, "%s is not valid percent-encoded UTF-8",
                     qe.name);
     }

@@ -5,11 +5,18 @@
 
 #include "text.h"
 
+/* Fills err: code, the field at fault (param NULL: none; param may be err->param, already
+ * filled) and a message; a message's "%s" is the field's name. */
 static bool fail(json_body_error *err, const char *code, const char *param, const char *message)
 {
     err->code = code;
-    snprintf(err->param, sizeof err->param, "%s", param != NULL ? param : "");
-    err->message = message;
+    if (param != err->param)
+        snprintf(err->param, sizeof err->param, "%s", param != NULL ? param : "");
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    snprintf(err->message, sizeof err->message, message,
+             err->param[0] != '\0' ? err->param : "a field");
+#pragma GCC diagnostic pop
     return false;
 }
 
@@ -35,12 +42,14 @@ static long hex4(const char *s)
     return v;
 }
 
-/* What scan finds in the raw text. */
+/* What scan finds in the raw text: offsets of the first escaped NUL and the first lone
+ * surrogate (NONE when there is none), and the number of keys of the top-level object. */
+#define NONE ((size_t)-1)
 typedef struct {
-    bool nul_escape;     /* \u0000 anywhere */
-    bool lone_surrogate; /* a \uD800-\uDFFF escape that is not half of a pair */
-    bool single_quote;   /* a ' outside strings */
-    size_t top_keys;     /* keys of the top-level object */
+    size_t nul_escape;     /* \u0000 anywhere */
+    size_t lone_surrogate; /* a \uD800-\uDFFF escape that is not half of a pair */
+    bool single_quote;     /* a ' outside strings */
+    size_t top_keys;       /* keys of the top-level object */
 } scan_result;
 
 /* The escape at s[j] ('\\' then 'u' then four hex digits, j + 5 < n): 12 characters when
@@ -48,17 +57,47 @@ typedef struct {
 static size_t scan_u_escape(const char *s, size_t n, size_t j, scan_result *out)
 {
     long code = hex4(s + j + 2);
-    if (code == 0)
-        out->nul_escape = true;
-    if (code >= 0xDC00 && code <= 0xDFFF) /* a low half with no high half before it */
-        out->lone_surrogate = true;
+    if (code == 0 && out->nul_escape == NONE)
+        out->nul_escape = j;
+    bool lone = code >= 0xDC00 && code <= 0xDFFF; /* a low half with no high half before it */
+    size_t width = 6;
     if (code >= 0xD800 && code <= 0xDBFF) {
         long low = j + 11 < n && s[j + 6] == '\\' && s[j + 7] == 'u' ? hex4(s + j + 8) : -1;
         if (low >= 0xDC00 && low <= 0xDFFF)
-            return 12;
-        out->lone_surrogate = true; /* json-c would store U+FFFD in its place */
+            width = 12;
+        else
+            lone = true; /* json-c would store U+FFFD in its place */
     }
-    return 6;
+    if (lone && out->lone_surrogate == NONE)
+        out->lone_surrogate = j;
+    return width;
+}
+
+/* The end of the string whose opening quote is at s[i]: the offset of its closing quote
+ * (n when it has none). Escapes are stepped over; each \u escape is shown to found, when
+ * given. */
+static size_t string_end(const char *s, size_t n, size_t i, scan_result *found)
+{
+    scan_result ignored;
+    size_t j = i + 1;
+    while (j < n && s[j] != '"') {
+        if (s[j] != '\\')
+            j++;
+        else if (j + 5 < n && s[j + 1] == 'u')
+            j += scan_u_escape(s, n, j, found != NULL ? found : &ignored);
+        else
+            j += 2; /* the escaped character, a quote included */
+    }
+    return j;
+}
+
+/* Whether the string that ends at s[j] (its closing quote) is a key: a ':' follows it. */
+static bool is_key(const char *s, size_t n, size_t j)
+{
+    size_t k = j + 1;
+    while (k < n && is_space(s[k]))
+        k++;
+    return k < n && s[k] == ':';
 }
 
 /* One pass over the raw text, outside json-c: finds escaped NULs and lone surrogates
@@ -69,6 +108,7 @@ static void scan(const char *s, size_t n, scan_result *out)
 {
     int depth = 0;
     memset(out, 0, sizeof *out);
+    out->nul_escape = out->lone_surrogate = NONE;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
         if (c == '\'') {
@@ -79,23 +119,104 @@ static void scan(const char *s, size_t n, scan_result *out)
         } else if (c == '}' || c == ']') {
             depth--;
         } else if (c == '"') {
-            size_t j = i + 1;
-            while (j < n && s[j] != '"') {
-                if (s[j] != '\\')
-                    j++;
-                else if (j + 5 < n && s[j + 1] == 'u')
-                    j += scan_u_escape(s, n, j, out);
-                else
-                    j += 2; /* the escaped character, a quote included */
-            }
-            size_t k = j + 1;
-            while (k < n && is_space(s[k]))
-                k++;
-            if (depth == 1 && k < n && s[k] == ':')
+            size_t j = string_end(s, n, i, out);
+            if (depth == 1 && is_key(s, n, j))
                 out->top_keys++;
             i = j;
         }
     }
+}
+
+/* A key of the top-level object, the raw string s[start..end] (both quotes included), as
+ * json-c decodes it; cut to fit param (a NUL inside it ends it). */
+static void decode_key(const char *s, size_t start, size_t end, char *param, size_t size)
+{
+    param[0] = '\0';
+    json_tokener *tok = json_tokener_new();
+    if (tok == NULL)
+        return;
+    json_object *key = json_tokener_parse_ex(tok, s + start, (int)(end - start + 1));
+    if (json_object_is_type(key, json_type_string))
+        snprintf(param, size, "%s", json_object_get_string(key));
+    json_object_put(key);
+    json_tokener_free(tok);
+}
+
+/* Calls visit for each key of the top-level object in text order, with its raw span,
+ * until visit returns true; returns whether one did. For the error paths only: the
+ * field at fault is named by walking the text again. */
+typedef bool (*key_visit)(const char *s, size_t start, size_t end, void *arg);
+
+static bool each_top_key(const char *s, size_t n, key_visit visit, void *arg)
+{
+    int depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            depth--;
+        } else if (c == '"') {
+            size_t j = string_end(s, n, i, NULL);
+            if (depth == 1 && j < n && is_key(s, n, j) && visit(s, i, j, arg))
+                return true;
+            i = j;
+        }
+    }
+    return false;
+}
+
+/* The field whose key or value holds the offset pos: the last top-level key that starts
+ * before pos (a value follows its key). */
+typedef struct {
+    size_t pos;
+    size_t start, end; /* the span of that key; start NONE: none yet */
+} field_search;
+
+static bool visit_until(const char *s, size_t start, size_t end, void *arg)
+{
+    (void)s;
+    field_search *f = arg;
+    if (start > f->pos)
+        return true;
+    f->start = start;
+    f->end = end;
+    return false;
+}
+
+static void field_at(const char *s, size_t n, size_t pos, char *param, size_t size)
+{
+    field_search f = {pos, NONE, 0};
+    each_top_key(s, n, visit_until, &f);
+    if (f.start == NONE)
+        param[0] = '\0';
+    else
+        decode_key(s, f.start, f.end, param, size);
+}
+
+/* The first key given a second time, decoded ("url" and "\u0075rl" are one field). */
+typedef struct {
+    json_object *seen; /* a set of the keys before */
+    char *param;
+    size_t size;
+} duplicate_search;
+
+static bool visit_seen(const char *s, size_t start, size_t end, void *arg)
+{
+    duplicate_search *d = arg;
+    decode_key(s, start, end, d->param, d->size);
+    if (json_object_object_get_ex(d->seen, d->param, NULL))
+        return true;
+    json_object_object_add(d->seen, d->param, NULL);
+    return false;
+}
+
+static void first_duplicate(const char *s, size_t n, char *param, size_t size)
+{
+    duplicate_search d = {json_object_new_object(), param, size};
+    if (d.seen == NULL || !each_top_key(s, n, visit_seen, &d))
+        param[0] = '\0';
+    json_object_put(d.seen);
 }
 
 bool json_body_parse(const char *data, size_t len, const char *const *fields, json_object **out,
@@ -126,18 +247,21 @@ bool json_body_parse(const char *data, size_t len, const char *const *fields, js
         json_object_put(obj);
         return fail(err, "body_invalid_json", NULL, "the body must be one JSON object");
     }
-    if (found.nul_escape) {
+    if (found.nul_escape != NONE) {
         json_object_put(obj);
-        return fail(err, "parameter_invalid", NULL, "the body must not contain NUL characters");
+        field_at(data, len, found.nul_escape, err->param, sizeof err->param);
+        return fail(err, "parameter_invalid", err->param, "%s must not contain NUL characters");
     }
-    if (found.lone_surrogate) {
+    if (found.lone_surrogate != NONE) {
         json_object_put(obj);
-        return fail(err, "parameter_invalid", NULL,
-                    "the body must not contain a lone surrogate (\\uD800-\\uDFFF not in a pair)");
+        field_at(data, len, found.lone_surrogate, err->param, sizeof err->param);
+        return fail(err, "parameter_invalid", err->param,
+                    "%s must not contain a lone surrogate (\\uD800-\\uDFFF not in a pair)");
     }
     if (found.top_keys != (size_t)json_object_object_length(obj)) {
         json_object_put(obj);
-        return fail(err, "parameter_duplicated", NULL, "a field of the body is given twice");
+        first_duplicate(data, len, err->param, sizeof err->param);
+        return fail(err, "parameter_duplicated", err->param, "%s is given more than once");
     }
     json_object_object_foreach(obj, key, value)
     {
@@ -146,7 +270,7 @@ bool json_body_parse(const char *data, size_t len, const char *const *fields, js
         for (int i = 0; fields[i] != NULL && !known; i++)
             known = strcmp(fields[i], key) == 0;
         if (!known) {
-            fail(err, "parameter_unknown", key, "the body has an unknown field");
+            fail(err, "parameter_unknown", key, "the body has an unknown field: %s");
             json_object_put(obj);
             return false;
         }

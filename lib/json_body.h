@@ -4,7 +4,9 @@
  * only, nothing after the object but white space, no field outside the route's list, no
  * field given twice (json-c would silently keep the last), and no escaped NUL (\u0000)
  * anywhere, because json-c cuts keys and C strings at a NUL, so "url\u0000x" would
- * otherwise pass as "url". Pure, so it is unit-tested and fuzzed. */
+ * otherwise pass as "url". Every fault of one field names it (docs/contract.md section
+ * 4): a NUL or lone surrogate in its key or anywhere in its value, its second occurrence.
+ * Pure, so it is unit-tested and fuzzed. */
 #ifndef MARKET_JSON_BODY_H
 #define MARKET_JSON_BODY_H
 
@@ -17,8 +19,8 @@
 typedef struct {
     const char *code; /* body_invalid_json, parameter_invalid, parameter_unknown,
                          parameter_duplicated */
-    char param[65];   /* the field at fault, or "" */
-    const char *message;
+    char param[65];   /* the field at fault, or "" (the body as a whole: body_invalid_json) */
+    char message[160]; /* for people, naming the field when there is one */
 } json_body_error;
 
 /* Parses data[0..len). On success *out is a new object the caller must json_object_put.

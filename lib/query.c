@@ -8,7 +8,32 @@ static bool fail(query_error *err, query_fault fault, const char *name)
 {
     err->fault = fault;
     err->name = name;
+    err->name_malformed = false;
     return false;
+}
+
+/* A malformed name as the client sent it, printable and cut: a client finds it in its
+ * URL, and the error (JSON, a log line) holds no byte that is not UTF-8. */
+static char *raw_name(arena *a, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    char *out = arena_alloc(a, QUERY_RAW_NAME_MAX + 1);
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        bool plain = c > 0x20 && c < 0x7F;
+        if (len + (plain ? 1 : 3) > QUERY_RAW_NAME_MAX)
+            break;
+        if (plain) {
+            out[len++] = (char)c;
+        } else {
+            out[len++] = '%';
+            out[len++] = hex[c >> 4];
+            out[len++] = hex[c & 15];
+        }
+    }
+    out[len] = '\0';
+    return out;
 }
 
 /* Decodes one name or value into the arena; NULL on malformed input. */
@@ -40,8 +65,11 @@ bool query_parse(arena *a, const char *qs, const char *const *names, query_param
             continue;
         }
         char *name = decode(a, p, name_len);
-        if (name == NULL)
-            return fail(err, QUERY_MALFORMED, NULL);
+        if (name == NULL) {
+            fail(err, QUERY_MALFORMED, raw_name(a, p, name_len));
+            err->name_malformed = true;
+            return false;
+        }
         int slot = -1;
         for (int i = 0; i < known; i++)
             if (strcmp(names[i], name) == 0)

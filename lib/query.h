@@ -28,10 +28,14 @@ typedef enum {
 
 typedef struct {
     query_fault fault;
-    /* The name at fault, decoded (for QUERY_UNKNOWN: as given, of any length); NULL when
-     * the name itself is malformed. */
+    /* The name at fault, decoded (for QUERY_UNKNOWN: as given, of any length); when the
+     * name itself is malformed (name_malformed), the name as sent, every byte outside
+     * printable ASCII written %XX, at most QUERY_RAW_NAME_MAX bytes. */
     const char *name;
+    bool name_malformed;
 } query_error;
+
+#define QUERY_RAW_NAME_MAX 64
 
 /* names: NULL-terminated list of accepted names (at most QUERY_MAX_PARAMS - 1). */
 bool query_parse(arena *a, const char *qs, const char *const *names, query_params *out,

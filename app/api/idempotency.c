@@ -97,10 +97,10 @@ bool idem_begin(request *r, const char *route, idem_state *st)
     if (r->idempotency_key == NULL)
         return true;
     if (r->idempotency_key_repeated) /* which one would the client mean? */
-        return respond_invalid(r, "idempotency_key_invalid", NULL,
+        return respond_invalid(r, "idempotency_key_invalid", "Idempotency-Key",
                                "Idempotency-Key must be sent once");
     if (!key_valid(r->idempotency_key))
-        return respond_invalid(r, "idempotency_key_invalid", NULL,
+        return respond_invalid(r, "idempotency_key_invalid", "Idempotency-Key",
                                "Idempotency-Key must be 1 to %d printable ASCII characters",
                                IDEM_KEY_MAX);
     char hash[2 * SHA256_LEN + 1];

@@ -17,7 +17,7 @@
 
 /* The counters of lib/metrics, in this order. A change of their meaning or number must
  * change OPS_LAYOUT, so that a running pool's old file is replaced, never misread. */
-#define OPS_LAYOUT 5
+#define OPS_LAYOUT 6
 /* Keys a host keeps at once (lib/key_budget.h): more, and the rest are checked by the
  * database on every request. */
 #define KEY_SLOTS 8192
@@ -46,6 +46,8 @@ enum {
     C_DURATION_US = C_BUCKETS + N_ROUTES * (N_BOUNDS + 1), /* [route] */
     C_DB_RECONNECTS = C_DURATION_US + N_ROUTES,
     C_RATE_LIMITED,
+    C_DB_UNREACHABLE, /* 503s: the database could not be reached */
+    C_DB_TIMED_OUT,   /* 503s: a statement outlived MARKET_STATEMENT_TIMEOUT */
     C_COUNT
 };
 
@@ -184,6 +186,8 @@ void ops_request_done(request *r, long long duration_us)
     metrics_add(shared, C_DURATION_US + route, (uint64_t)duration_us);
     if (r->status == 429) /* the rate limit and the in-flight cap */
         metrics_add(shared, C_RATE_LIMITED, 1);
+    if (r->status == 503)
+        metrics_add(shared, r->timed_out ? C_DB_TIMED_OUT : C_DB_UNREACHABLE, 1);
 
     if (!r->w->cfg.request_log)
         return;
@@ -253,6 +257,13 @@ static void put_pool(buf *b, const uint64_t *sum, unsigned live)
     prom_family(b, "market_rate_limited_total", "counter",
                 "API requests refused by the rate limit (429).");
     prom_u64(b, "market_rate_limited_total", NULL, sum[C_RATE_LIMITED]);
+    prom_family(b, "market_db_unavailable_total", "counter",
+                "API requests answered 503 for the database, by cause: unreachable (no "
+                "connection) or timeout (a statement outlived MARKET_STATEMENT_TIMEOUT).");
+    prom_u64(b, "market_db_unavailable_total", (const char *const[]){"cause", "unreachable", NULL},
+             sum[C_DB_UNREACHABLE]);
+    prom_u64(b, "market_db_unavailable_total", (const char *const[]){"cause", "timeout", NULL},
+             sum[C_DB_TIMED_OUT]);
 }
 
 /* The outbox figures, read now from PostgreSQL; false when the database did not answer. */

@@ -66,8 +66,19 @@ bool respond_missing(request *r, const char *what)
 bool respond_unavailable(request *r)
 {
     response_header(r, "Retry-After", "1");
+    r->timed_out = false;
     return respond_error(r, 503, "api_error", "service_unavailable", NULL,
-                         "the service is temporarily unavailable, retry shortly");
+                         "the database is unreachable; retry shortly");
+}
+
+bool respond_timed_out(request *r)
+{
+    response_header(r, "Retry-After", "1");
+    r->timed_out = true;
+    return respond_error(r, 503, "api_error", "service_unavailable", NULL,
+                         "the database did not answer within MARKET_STATEMENT_TIMEOUT (%ld ms); "
+                         "retry shortly",
+                         r->w->cfg.statement_timeout_ms);
 }
 
 bool respond_internal(request *r)
@@ -123,7 +134,7 @@ bool request_result_ok(request *r, const db_stmt *stmt, const PGresult *res)
         else
             log_error("statement %s cancelled after MARKET_STATEMENT_TIMEOUT (%ld ms)", stmt->name,
                       r->w->cfg.statement_timeout_ms);
-        return respond_unavailable(r);
+        return respond_timed_out(r);
     }
     log_error("statement %s failed: %s", stmt->name, res != NULL ? db_message(res) : "not run");
     return respond_internal(r);
@@ -194,10 +205,8 @@ bool request_json_body(request *r, const char *const *fields, json_object **out)
     json_body_error err;
     json_object *obj;
     if (!json_body_parse(data, len, fields, &obj, &err)) {
-        if (err.param[0] != '\0')
-            return respond_invalid(r, err.code, arena_strdup(r->arena, err.param), "%s: %s",
-                                   err.message, err.param);
-        return respond_invalid(r, err.code, NULL, "%s", err.message);
+        const char *param = err.param[0] != '\0' ? arena_strdup(r->arena, err.param) : NULL;
+        return respond_invalid(r, err.code, param, "%s", err.message);
     }
     r->json_body = obj; /* released by request_end */
     *out = obj;

@@ -110,6 +110,7 @@ typedef struct request {
 
     /* Response. */
     int status;
+    bool timed_out; /* a 503 because a statement outlived MARKET_STATEMENT_TIMEOUT (metrics) */
     const char *response_type; /* Content-Type of the body; NULL: the API's JSON */
     bool accel_redirect;       /* no body: nginx sends the file of X-Accel-Redirect */
     buf *headers;              /* extra "Name: value\r\n" lines */
@@ -133,7 +134,12 @@ bool respond_error(request *r, int status, const char *type, const char *code, c
 bool respond_invalid(request *r, const char *code, const char *param, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 bool respond_missing(request *r, const char *what);
+/* 503 service_unavailable with Retry-After: 1, the message saying which cause: the
+ * database could not be reached (no connection, a connection lost, a commit that did not
+ * return), or it did not answer a statement within MARKET_STATEMENT_TIMEOUT (a slow
+ * statement, a lock wait). /metrics counts the two apart (ops.c). */
 bool respond_unavailable(request *r);
+bool respond_timed_out(request *r);
 bool respond_internal(request *r);
 
 /* Adds a response header. The value must not contain CR or LF (it is checked). */

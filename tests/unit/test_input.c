@@ -290,19 +290,27 @@ END_TEST
 START_TEST(query_faults_and_their_order)
 {
     refused("nope=1", "parameter_unknown", "nope", "unknown query parameter nope");
-    refused("=1", "parameter_unknown", NULL, "unknown query parameter");
+    refused("=1", "parameter_unknown", "", "unknown query parameter (empty name)");
     char long_name[80];
     memset(long_name, 'x', 65);
     memcpy(long_name + 65, "=1", sizeof "=1");
     ck_assert(!q(long_name));
     ck_assert_str_eq(err.code, "parameter_unknown");
-    ck_assert_ptr_null(err.param); /* over 64: not echoed as param, cut in the message */
-    ck_assert_uint_eq(strlen(err.message), strlen("unknown query parameter ") + 64);
+    ck_assert_uint_eq(strlen(err.param), 64); /* over 64: cut, in param and the message */
+    ck_assert_uint_eq(strlen(err.message), strlen("unknown query parameter  (cut)") + 64);
+    /* Cut between characters: 63 x then a 2-byte character, which does not fit. */
+    memset(long_name, 'x', 63);
+    memcpy(long_name + 63, "\xC3\xA9=1", sizeof "\xC3\xA9=1");
+    ck_assert(!q(long_name));
+    ck_assert_uint_eq(strlen(err.param), 63);
     refused("limit=1&limit=2", "parameter_duplicated", "limit", "limit is given more than once");
     refused("q=%ZZ", "parameter_invalid", "q", "q is not valid percent-encoded UTF-8");
     refused("q=%00", "parameter_invalid", "q", "q is not valid percent-encoded UTF-8");
-    refused("%FF=1", "parameter_invalid", NULL,
-            "a query parameter name is not valid percent-encoded UTF-8");
+    refused("%FF=1", "parameter_invalid", "%FF",
+            "the query parameter name %FF is not valid percent-encoded UTF-8");
+    /* As sent, every byte outside printable ASCII written %XX. */
+    refused("a\xFF b=1", "parameter_invalid", "a%FF%20b",
+            "the query parameter name a%FF%20b is not valid percent-encoded UTF-8");
     /* The query's faults first, whatever the values; then the values in the table's order,
      * whatever the query's. */
     refused("limit=0&nope=1", "parameter_unknown", "nope", "unknown query parameter nope");

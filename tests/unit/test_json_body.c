@@ -48,6 +48,9 @@ START_TEST(rejects_unknown_field_naming_it)
     json_body_error err;
     ck_assert_str_eq(parse("{\"url\":\"x\",\"extra\":1}", &err), "parameter_unknown");
     ck_assert_str_eq(err.param, "extra");
+    ck_assert_str_eq(err.message, "the body has an unknown field: extra");
+    ck_assert_str_eq(parse("[]", &err), "body_invalid_json");
+    ck_assert_str_eq(err.param, ""); /* the body as a whole */
 }
 END_TEST
 
@@ -55,7 +58,19 @@ START_TEST(rejects_duplicate_field)
 {
     json_body_error err;
     ck_assert_str_eq(parse("{\"url\":\"a\",\"url\":\"b\"}", &err), "parameter_duplicated");
+    ck_assert_str_eq(err.param, "url");
+    ck_assert_str_eq(err.message, "url is given more than once");
     ck_assert_str_eq(parse("{\"url\" : \"a\", \"u\\u0072l\":\"b\"}", &err), "parameter_duplicated");
+    ck_assert_str_eq(err.param, "url");
+    /* The first field given twice, after others and nested values with keys of its name. */
+    ck_assert_str_eq(parse("{\"events\":[{\"description\":1}],\"description\":\"a\","
+                           "\"url\":\"b\",\"description\":\"c\",\"url\":\"d\"}",
+                           &err),
+                     "parameter_duplicated");
+    ck_assert_str_eq(err.param, "description");
+    /* An unknown field given twice is a duplicate first. */
+    ck_assert_str_eq(parse("{\"x\":1,\"x\":2}", &err), "parameter_duplicated");
+    ck_assert_str_eq(err.param, "x");
     /* Nested keys may repeat across objects; only the top level is the request. */
     ck_assert_str_eq(parse("{\"events\":[{\"a\":1},{\"a\":2}],\"url\":\"a:b\"}", &err), "ok");
 }
@@ -65,7 +80,18 @@ START_TEST(rejects_escaped_nul)
 {
     json_body_error err;
     ck_assert_str_eq(parse("{\"url\\u0000x\":1}", &err), "parameter_invalid");
+    ck_assert_str_eq(err.param, "url"); /* the key as json-c sees it, cut at the NUL */
     ck_assert_str_eq(parse("{\"url\":\"https://a.com\\u0000.evil\"}", &err), "parameter_invalid");
+    ck_assert_str_eq(err.param, "url");
+    ck_assert_str_eq(err.message, "url must not contain NUL characters");
+    /* Inside an array of the second field: that field. */
+    ck_assert_str_eq(parse("{\"url\":\"a\",\"events\":[\"x\",\"y\\u0000\"]}", &err),
+                     "parameter_invalid");
+    ck_assert_str_eq(err.param, "events");
+    /* A key that is nothing but a NUL: no name to give. */
+    ck_assert_str_eq(parse("{\"\\u0000\":1}", &err), "parameter_invalid");
+    ck_assert_str_eq(err.param, "");
+    ck_assert_str_eq(err.message, "a field must not contain NUL characters");
 }
 END_TEST
 
@@ -73,6 +99,10 @@ START_TEST(rejects_lone_surrogates_and_keeps_pairs)
 {
     json_body_error err;
     ck_assert_str_eq(parse("{\"description\":\"a\\ud800b\"}", &err), "parameter_invalid");
+    ck_assert_str_eq(err.param, "description");
+    ck_assert_str_eq(parse("{\"url\":\"\\ud83d\\ude00\",\"description\":\"\\udc00\"}", &err),
+                     "parameter_invalid");
+    ck_assert_str_eq(err.param, "description");
     ck_assert_str_eq(parse("{\"description\":\"\\uDBFF\"}", &err), "parameter_invalid");
     ck_assert_str_eq(parse("{\"description\":\"\\udc00\"}", &err), "parameter_invalid");
     ck_assert_str_eq(parse("{\"description\":\"\\ud800\\u0041\"}", &err), "parameter_invalid");

@@ -27,15 +27,12 @@ static bool parse(const char *qs)
     return query_parse(&a, qs, names, &params, &err);
 }
 
-/* Expects qs to fail with fault, naming name (NULL: an unreadable name). */
+/* Expects qs to fail with fault, naming name (a malformed name: as sent, printable). */
 static void fails(const char *qs, query_fault fault, const char *name)
 {
     ck_assert_msg(!parse(qs), "accepted \"%.80s\"", qs);
     ck_assert_int_eq(err.fault, fault);
-    if (name == NULL)
-        ck_assert_ptr_null(err.name);
-    else
-        ck_assert_str_eq(err.name, name);
+    ck_assert_str_eq(err.name, name);
 }
 
 static char *repeat(const char *prefix, const char *unit, size_t times)
@@ -138,9 +135,15 @@ START_TEST(invalid_encodings)
     fails("q=%FF", QUERY_MALFORMED, "q");
     fails("q=\xff", QUERY_MALFORMED, "q");
     fails("q=%C3", QUERY_MALFORMED, "q");
-    fails("%zz=1", QUERY_MALFORMED, NULL);
-    fails("%00=1", QUERY_MALFORMED, NULL);
-    fails("li%ED%A0%80mit=1", QUERY_MALFORMED, NULL);
+    fails("%zz=1", QUERY_MALFORMED, "%zz");
+    ck_assert(err.name_malformed);
+    fails("%00=1", QUERY_MALFORMED, "%00");
+    fails("li%ED%A0%80mit=1", QUERY_MALFORMED, "li%ED%A0%80mit");
+    /* Raw bytes outside printable ASCII as %XX, cut at QUERY_RAW_NAME_MAX bytes. */
+    fails("\x01\x7F%zz=1", QUERY_MALFORMED, "%01%7F%zz");
+    fails(repeat("", "\xFF", 40), QUERY_MALFORMED, repeat("", "%FF", 21));
+    fails("limit=%zz", QUERY_MALFORMED, "limit");
+    ck_assert(!err.name_malformed);
 }
 END_TEST
 
