@@ -81,7 +81,10 @@ test('PostgreSQL down: 503 service_unavailable with Retry-After; back up: 200 wi
   const pids = workers();
   assert.equal((await api('/v1/products?limit=1', { key })).status, 200);
   assert.equal((await api('/healthz')).status, 200);
-  const reconnectsBefore = value(await scrape(), 'market_db_reconnects_total');
+  const before = await scrape();
+  const reconnectsBefore = value(before, 'market_db_reconnects_total');
+  const unreachableBefore = value(before, 'market_db_unavailable_total', { cause: 'unreachable' });
+  const timeoutBefore = value(before, 'market_db_unavailable_total', { cause: 'timeout' });
   pgStop();
   try {
     // The health check says so, in the API's error envelope; the metrics still answer.
@@ -100,6 +103,8 @@ test('PostgreSQL down: 503 service_unavailable with Retry-After; back up: 200 wi
       for (const path of paths) {
         const res = await api(path, { key, headers: { 'X-Request-Id': `down-${round}` } });
         assertError(res, 503, 'api_error', 'service_unavailable', null);
+        // The cause, not a statement that took too long (docs/contract.md section 4).
+        assert.equal(res.json.error.message, 'the database is unreachable; retry shortly');
         assert.equal(res.headers.get('x-request-id'), `down-${round}`);
         const retry = res.headers.get('retry-after');
         assert.match(retry ?? '', /^[1-9]\d*$/, 'Retry-After in whole seconds');
@@ -113,6 +118,12 @@ test('PostgreSQL down: 503 service_unavailable with Retry-After; back up: 200 wi
     assertError(await api('/v1/products'), 401, 'authentication_error', 'missing_api_key', null);
     assertError(await api('/v1/products', { headers: { Authorization: 'Bearer nope' } }), 401, 'authentication_error', 'invalid_api_key', null);
     assert.deepEqual(workers(), pids, 'the workers stay up while the database is down');
+    // Counted as unreachable, never as a timeout: 3 rounds of 4 API routes (/v1/nope
+    // answers 503 too, as no route: the key is checked first) and the burst of 30.
+    const counted = await scrape();
+    assert.ok(value(counted, 'market_db_unavailable_total', { cause: 'unreachable' }) - unreachableBefore >= 3 * paths.length + 30,
+      'market_db_unavailable_total{cause="unreachable"} counts the 503s');
+    assert.equal(value(counted, 'market_db_unavailable_total', { cause: 'timeout' }), timeoutBefore, 'no timeout counted');
   } finally {
     pgStart();
   }

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { api, MARKET_DB, newAccount, newKey, psql, STACK_DIR, uniqueId, waitFor } from './lib/stack.mjs';
 import { assertError } from './fixtures/expect.mjs';
+import { parsePrometheus, value } from './fixtures/prometheus.mjs';
 
 const TIMEOUT_MS = Number(process.env.MARKET_STATEMENT_TIMEOUT ?? 2000);
 let account;
@@ -37,7 +38,19 @@ async function lockProducts(ms) {
   return { released };
 }
 
+/** The counters of 503s by cause (market_db_unavailable_total). */
+async function unavailable() {
+  const res = await api('/metrics');
+  assert.equal(res.status, 200, res.text.slice(0, 300));
+  const families = parsePrometheus(res.text);
+  return {
+    unreachable: value(families, 'market_db_unavailable_total', { cause: 'unreachable' }),
+    timeout: value(families, 'market_db_unavailable_total', { cause: 'timeout' }),
+  };
+}
+
 test('a statement past MARKET_STATEMENT_TIMEOUT is cancelled: 503 with Retry-After and a log line', async () => {
+  const before = await unavailable();
   let lockReleased = false;
   const released = (await lockProducts(TIMEOUT_MS * 2 + 2000)).released.then(() => {
     lockReleased = true;
@@ -48,6 +61,12 @@ test('a statement past MARKET_STATEMENT_TIMEOUT is cancelled: 503 with Retry-Aft
   const took = Date.now() - started;
   assertError(res, 503, 'api_error', 'service_unavailable');
   assert.equal(res.headers.get('retry-after'), '1');
+  // Says the database did not answer in time, not that it is unreachable; counted apart.
+  assert.equal(res.json.error.message,
+    `the database did not answer within MARKET_STATEMENT_TIMEOUT (${TIMEOUT_MS} ms); retry shortly`);
+  const after = await unavailable();
+  assert.equal(after.timeout - before.timeout, 1, 'market_db_unavailable_total{cause="timeout"}');
+  assert.equal(after.unreachable, before.unreachable, 'not counted as unreachable');
   assert.ok(took >= TIMEOUT_MS - 50, `answered after ${took} ms, not before the bound`);
   assert.ok(!lockReleased, `answered after ${took} ms, while the lock was still held`);
   // Workers write their log lines in batches: the line comes within a second or so.
