@@ -8,7 +8,14 @@
 //   - requests in progress per address (limit_conn): with as many requests from 127.0.0.1
 //     held in progress as the limit allows (bodies that never come), the next one from
 //     127.0.0.1 is answered at once with the API's JSON 429 and Retry-After: 1, while
-//     127.0.0.2 is served; once they are gone, 127.0.0.1 is served again.
+//     127.0.0.2 is served; once they are gone, 127.0.0.1 is served again;
+//   - the request rate per address (limit_req), on a stack of its own with a rate of 1 a
+//     second, a burst of 2 and MARKET_RATE_LIMIT=777: the fourth request at once is that
+//     429 too, on /v1, on the files location and on /docs/ alike;
+//   - nginx's 429 carries every header docs/openapi.json marks required on a 429 (issue 34,
+//     item 7), with nginx's values: Retry-After: 1, X-RateLimit-Limit: the keys' limit
+//     (MARKET_RATE_LIMIT), X-RateLimit-Remaining: 0, X-RateLimit-Reset: 1,
+//     Cache-Control: no-store, X-Request-Id and the JSON content type.
 //
 // Linux routes all of 127.0.0.0/8 to the loopback interface, so a socket bound to
 // 127.0.0.2 is another client address for nginx. Every socket a test opens is closed by
@@ -16,7 +23,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { holdRequests, newAccount, newKey, rawRequest, BASE_URL, STACK_DIR } from './lib/stack.mjs';
+import { holdRequests, newAccount, newKey, rawRequest, startStack, BASE_URL, STACK_DIR } from './lib/stack.mjs';
 import { assertError, sleep } from './fixtures/expect.mjs';
 
 const IDLE = Number(process.env.E2E_FLOOD_CONNECTIONS ?? 8000);
@@ -51,6 +58,58 @@ function nginxSetting(file, re) {
   assert.ok(m, `${re} in ${file}`);
   return Number(m[1]);
 }
+
+// What docs/openapi.json promises for a 429: the headers of components/responses/RateLimited.
+const DOC = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8'));
+function resolveRef(node) {
+  let n = node;
+  while (n && typeof n.$ref === 'string') {
+    n = n.$ref.slice(2).split('/').reduce((o, part) => o?.[part.replaceAll('~1', '/').replaceAll('~0', '~')], DOC);
+    assert.ok(n, `${node.$ref} resolves in docs/openapi.json`);
+  }
+  return n;
+}
+const DOCUMENTED_429 = Object.entries(resolveRef(DOC.components.responses.RateLimited).headers)
+  .map(([name, h]) => [name, resolveRef(h)]);
+
+/**
+ * nginx's own 429 (over a per-address limit): the API's envelope rate_limit_error /
+ * rate_limited, every header the document marks required on a 429, each within its
+ * documented schema, and nginx's values: Retry-After 1, X-RateLimit-Limit `limit` (the keys'
+ * MARKET_RATE_LIMIT), Remaining 0, Reset 1. `requestId`: the X-Request-Id the client sent.
+ */
+function assertNginx429(res, { limit, requestId }) {
+  assertError(res, 429, 'rate_limit_error', 'rate_limited', null);
+  assert.match(res.json.error.message, /this address/, 'the message says it is the address, not a key');
+  const required = DOCUMENTED_429.filter(([, h]) => h.required).map(([name]) => name);
+  for (const name of ['X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
+    assert.ok(required.includes(name), `docs/openapi.json marks ${name} required on a 429`);
+  }
+  for (const [name, h] of DOCUMENTED_429) {
+    const value = res.headers.get(name);
+    if (!h.required && value === null) continue;
+    assert.notEqual(value, null, `nginx's 429 has ${name}, which docs/openapi.json marks required`);
+    const schema = h.schema ?? {};
+    if (schema.type === 'integer') {
+      assert.match(value, /^\d+$/, `${name}: ${value} is an integer`);
+      if (schema.minimum !== undefined) assert.ok(Number(value) >= schema.minimum, `${name}: ${value} >= ${schema.minimum}`);
+      if (schema.maximum !== undefined) assert.ok(Number(value) <= schema.maximum, `${name}: ${value} <= ${schema.maximum}`);
+    }
+    if (schema.const !== undefined) assert.equal(value, schema.const, name);
+    if (schema.pattern !== undefined) assert.match(value, new RegExp(schema.pattern), name);
+  }
+  assert.equal(res.headers.get('retry-after'), '1', 'Retry-After');
+  assert.equal(res.headers.get('x-ratelimit-limit'), String(limit), 'X-RateLimit-Limit: the keys\' limit');
+  assert.equal(res.headers.get('x-ratelimit-remaining'), '0', 'X-RateLimit-Remaining');
+  assert.equal(res.headers.get('x-ratelimit-reset'), '1', 'X-RateLimit-Reset');
+  assert.equal(res.headers.get('cache-control'), 'no-store', 'Cache-Control');
+  if (requestId !== undefined) assert.equal(res.headers.get('x-request-id'), requestId, 'the client\'s X-Request-Id');
+  const codes = resolveRef(DOC.components.schemas.Error429).properties.error.properties.code.enum;
+  assert.ok(codes.includes('rate_limited'), 'rate_limited is a documented 429 code');
+}
+
+// The keys' limit of this run's stack, which its nginx names on its own 429.
+const KEY_LIMIT = Number(process.env.MARKET_RATE_LIMIT || 600);
 
 function openFilesLimit() {
   const m = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
@@ -111,9 +170,9 @@ test('requests in progress per address: over limit_conn the next one is a JSON 4
       if (res.status === 429) break;
       await sleep(100); // nginx may not have read every held request's headers yet
     }
-    assertError(res, 429, 'rate_limit_error', 'rate_limited', null);
-    assert.equal(res.headers.get('retry-after'), '1');
-    assert.equal(res.headers.get('x-ratelimit-limit'), null, 'nginx counts no key');
+    assertNginx429(res, { limit: KEY_LIMIT });
+    const tagged = await requestFrom('127.0.0.1', '/v1/products?limit=1', { headers: { 'X-Request-Id': 'flood-conn-1' } });
+    assertNginx429(tagged, { limit: KEY_LIMIT, requestId: 'flood-conn-1' });
     assert.ok(res.ms < 500, `answered at once (${res.ms.toFixed(1)} ms)`);
     const other = await requestFrom('127.0.0.2', '/v1/products?limit=1');
     assert.equal(other.status, 200, `127.0.0.2 is served: ${other.text.slice(0, 200)}`);
@@ -128,4 +187,41 @@ test('requests in progress per address: over limit_conn the next one is a JSON 4
     await sleep(100);
   }
   assert.equal(again.status, 200, 'once they are gone, 127.0.0.1 is served again');
+});
+
+test('request rate per address: over limit_req nginx answers the same 429, on /v1, the files location and /docs/', async (t) => {
+  // A stack of its own: 1 request a second per address, a burst of 2, and a key limit
+  // other than the default, which its nginx's 429 names.
+  const other = await startStack({
+    settings: { STACK_NGINX_REQ_PER_ADDR: '1', STACK_NGINX_REQ_BURST: '2', MARKET_RATE_LIMIT: '777' },
+  });
+  try {
+    const at = (path) => new URL(path, other.base).href;
+    const from = (address, path, id) => rawRequest(at(path), { localAddress: address, headers: id ? { 'X-Request-Id': id } : {} });
+    // Requests one after the other from 127.0.0.3: 3 pass (the burst of 2 and the one the
+    // rate allows), the API answering them itself (401, no key); the next ones are nginx's.
+    const codes = [];
+    let limited;
+    for (let i = 0; i < 8 && !limited; i++) {
+      const res = await from('127.0.0.3', '/v1/products?limit=1', `flood-req-${i}`);
+      codes.push(res.status);
+      if (res.status === 429) limited = { res, id: `flood-req-${i}` };
+      else assert.equal(res.status, 401, `request ${i} passes nginx and meets the API: ${res.text.slice(0, 200)}`);
+    }
+    t.diagnostic(`from 127.0.0.3, one after the other: ${codes.join(' ')}`);
+    assert.ok(limited, `a 429 within 8 requests (${codes.join(' ')})`);
+    assert.ok(codes.length >= 4, `the burst passed first (${codes.join(' ')})`);
+    assertNginx429(limited.res, { limit: 777, requestId: limited.id });
+    // Still over: the files location and the API reference answer the same JSON 429.
+    assertNginx429(await from('127.0.0.3', '/files/dl_none', 'flood-req-files'), { limit: 777, requestId: 'flood-req-files' });
+    const docs = await from('127.0.0.3', '/docs/');
+    assertNginx429(docs, { limit: 777 });
+    // Another address is served.
+    assert.equal((await from('127.0.0.4', '/v1/products?limit=1')).status, 401, '127.0.0.4 meets the API');
+    // A second later the bucket has leaked one request: 127.0.0.3 meets the API again.
+    await sleep(1100);
+    assert.equal((await from('127.0.0.3', '/v1/products?limit=1')).status, 401, '127.0.0.3 meets the API again');
+  } finally {
+    other.down();
+  }
 });
