@@ -86,7 +86,8 @@ static const help_entry help[] = {
      "      endpoint_deleted, unsent.\n"},
     {"site",
      "site create NAME --db CONNINFO --server-name HOST [--files DIR] [--listen ADDR]\n"
-     "       [--base-url URL] [--workers N] [--cpu-quota PCT] [--memory-max SIZE]",
+     "       [--base-url URL] [--workers N] [--cpu-quota PCT] [--memory-max SIZE]\n"
+     "       [--extensions LIST]",
      "      As root: a site of its own on this host, beside the default one (the\n"
      "      single-instance units), isolated from the other sites. It creates the system\n"
      "      user market-NAME (group market-NAME) and writes, each readable by that user only\n"
@@ -94,8 +95,8 @@ static const help_entry help[] = {
      "      packaged market.env with MARKET_DB=CONNINFO, its secret, MARKET_FILES_ROOT=DIR,\n"
      "      default /var/lib/market/sites/NAME, made 2750 market-NAME:www-data, its metrics\n"
      "      file /run/market-api-NAME/metrics, MARKET_DOWNLOAD_BASE_URL=URL, default\n"
-     "      http://HOST/files, MARKET_WORKERS=N) and its server secret\n"
-     "      /etc/market/sites/NAME.secret (kept if it exists); the slice\n"
+     "      http://HOST/files, MARKET_WORKERS=N, MARKET_API_EXTENSIONS=LIST) and its server\n"
+     "      secret /etc/market/sites/NAME.secret (kept if it exists); the slice\n"
      "      /etc/systemd/system/market-sites-NAME.slice (a hyphen of NAME written \"_\") with\n"
      "      CPUQuota=PCT (a share of one CPU: 50%, 200%) and MemoryMax=SIZE (512M, 2G) and\n"
      "      the drop-ins that put the site's units into it; and the nginx server\n"
@@ -104,15 +105,19 @@ static const help_entry help[] = {
      "      three commands that start the site (units market-api@NAME.socket,\n"
      "      market-api@NAME.service, market-webhookd@NAME.service; the nginx file enabled).\n"
      "      NAME: 1 to 24 lowercase letters, digits and hyphens, starting with a letter,\n"
-     "      not \"default\". The site's database connections: N (default: the cores) + 2\n"
-     "      for the drainer + 1 for market-admin. systemctl is called only when systemd\n"
-     "      runs.\n"},
+     "      not \"default\". LIST: the extensions of the public interface the site turns on,\n"
+     "      comma-separated (webhook-management: the routes that manage webhook\n"
+     "      subscriptions and read events); an unknown name is refused before anything is\n"
+     "      written; without it the site serves exactly the specification's six routes. The\n"
+     "      site's database connections: N (default: the cores) + 2 for the drainer + 1 for\n"
+     "      market-admin. systemctl is called only when systemd runs.\n"},
     {"site", "site list [--json]",
      "      A line per site, the default one first (the single-instance units, when\n"
      "      /etc/market/market.env exists): name, pool and drainer (their units' state from\n"
      "      systemctl; \"unknown (systemd not running)\" without it; \"removed (settings\n"
      "      kept)\" after site remove), server_name, database (host/dbname), workers,\n"
-     "      cpu_quota, memory_max, nginx (enabled or disabled: its sites-enabled link).\n"},
+     "      cpu_quota, memory_max, nginx (enabled or disabled: its sites-enabled link),\n"
+     "      extensions (MARKET_API_EXTENSIONS; \"-\": none).\n"},
     {"site", "site remove NAME [--purge]",
      "      As root: stop and disable the site's units (when systemd runs), remove its\n"
      "      slice, drop-ins and nginx file (and the sites-enabled link); with --purge its\n"

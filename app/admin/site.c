@@ -14,6 +14,7 @@
 
 #include "admin.h"
 #include "buf.h"
+#include "config.h"
 #include "crypto.h"
 #include "site.h"
 
@@ -22,6 +23,7 @@
 typedef struct {
     const char *name, *db, *server_name, *files, *listen, *base_url;
     const char *workers, *cpu_quota, *memory_max;
+    const char *extensions; /* MARKET_API_EXTENSIONS, or NULL: none (the specification's API) */
 } site_spec;
 
 /* A NAME argument: a usage error naming the rule it breaks. */
@@ -36,6 +38,18 @@ static void check_value(const char *command, const char *why)
 {
     if (why != NULL)
         usage_fail("%s: %s", command, why);
+}
+
+/* The programs refuse to start on an extension they do not know: refuse it here, before
+ * anything is written, rather than leave a site whose units fail at their first start. */
+static void check_extensions(const char *cmd, const char *list)
+{
+    unsigned bits;
+    char unknown[64];
+    if (!config_parse_extensions(list, &bits, unknown, sizeof unknown))
+        usage_fail("%s: --extensions: unknown extension \"%s\" (known: webhook-management)", cmd,
+                   unknown);
+    check_value(cmd, site_setting_problem(list));
 }
 
 static void check_spec(const site_spec *s)
@@ -54,6 +68,8 @@ static void check_spec(const site_spec *s)
         check_value(cmd, site_memory_max_problem(s->memory_max));
     if (s->workers != NULL)
         parse_count(cmd, "--workers", s->workers, 1, 256);
+    if (s->extensions != NULL)
+        check_extensions(cmd, s->extensions);
 }
 
 static char *read_template(const char *file)
@@ -111,16 +127,46 @@ static void make_files_dir(const site_spec *s, uid_t uid)
     printf("made the files folder %s (2750 market-%s:%s)\n", s->files, s->name, SITE_NGINX_GROUP);
 }
 
+#define SITE_SETTINGS_MAX 8
+
+/* The settings a site's file sets (names[i] to values[i]); their count. secret and
+ * metrics are the site's paths. The optional ones only when given: the template's
+ * commented line (the default) stays otherwise, so that, say, a site created without
+ * --extensions (or with a list naming none) has exactly the specification's API. */
+static size_t env_settings(const site_spec *s, const char *secret, const char *metrics,
+                           const char *names[SITE_SETTINGS_MAX],
+                           const char *values[SITE_SETTINGS_MAX])
+{
+    /* A list of only commas and blanks names none. */
+    const char *ext = s->extensions;
+    if (ext != NULL && ext[strspn(ext, " \t,")] == '\0')
+        ext = NULL;
+    const char *fixed[][2] = {{"MARKET_DB", s->db},
+                              {"MARKET_SECRET_FILE", secret},
+                              {"MARKET_FILES_ROOT", s->files},
+                              {"MARKET_METRICS_FILE", metrics},
+                              {"MARKET_DOWNLOAD_BASE_URL", s->base_url},
+                              {"MARKET_WORKERS", s->workers},
+                              {"MARKET_API_EXTENSIONS", ext}};
+    size_t n = 0;
+    for (size_t i = 0; i < COUNT(fixed); i++) {
+        if (fixed[i][1] == NULL)
+            continue;
+        names[n] = fixed[i][0];
+        values[n++] = fixed[i][1];
+    }
+    return n;
+}
+
 static void write_env(const site_spec *s, const char *tmpl, gid_t gid)
 {
     char secret[PATH_MAX];
     char metrics[PATH_MAX];
     site_path_secret(s->name, secret, sizeof secret);
     snprintf(metrics, sizeof metrics, "%s/market-api-%s/metrics", SITE_RUNSTATEDIR, s->name);
-    const char *names[] = {"MARKET_DB",           "MARKET_SECRET_FILE",       "MARKET_FILES_ROOT",
-                           "MARKET_METRICS_FILE", "MARKET_DOWNLOAD_BASE_URL", "MARKET_WORKERS"};
-    const char *values[] = {s->db, secret, s->files, metrics, s->base_url, s->workers};
-    size_t n = s->workers != NULL ? COUNT(names) : COUNT(names) - 1;
+    const char *names[SITE_SETTINGS_MAX];
+    const char *values[SITE_SETTINGS_MAX];
+    size_t n = env_settings(s, secret, metrics, names, values);
     char *env = site_env_set(tmpl, names, values, n);
     buf b;
     buf_init(&b, strlen(env) + 1024);
@@ -273,7 +319,8 @@ int site_create(int argc, char **argv)
     option opts[] = {{"--db", false, NULL},        {"--server-name", false, NULL},
                      {"--files", false, NULL},     {"--listen", false, NULL},
                      {"--base-url", false, NULL},  {"--workers", false, NULL},
-                     {"--cpu-quota", false, NULL}, {"--memory-max", false, NULL}};
+                     {"--cpu-quota", false, NULL}, {"--memory-max", false, NULL},
+                     {"--extensions", false, NULL}};
     const char *pos[1];
     if (parse_options("site create", argc, argv, opts, COUNT(opts), pos, 1) != 1)
         usage_fail("site create: NAME is required");
@@ -293,6 +340,7 @@ int site_create(int argc, char **argv)
     s.workers = opts[5].value;
     s.cpu_quota = opts[6].value;
     s.memory_max = opts[7].value;
+    s.extensions = opts[8].value;
     check_spec(&s);
     create(&s);
     return 0;

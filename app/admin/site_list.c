@@ -126,7 +126,7 @@ static void database_of(const char *conninfo, char *out, size_t outsz)
 
 typedef struct {
     char pool[64], drainer[64], server_name[256], database[512], workers[16];
-    char cpu_quota[32], memory_max[32], nginx[16];
+    char cpu_quota[32], memory_max[32], nginx[16], extensions[128];
 } site_row;
 
 /* The states of a site's pool and drainer units, from systemd when it runs. */
@@ -141,7 +141,7 @@ static void describe_states(const char *pool, const char *drainer, site_row *r)
     }
 }
 
-/* The database and workers of a settings file. */
+/* The database, workers and extensions of a settings file. */
 static void describe_settings(const char *path, site_row *r)
 {
     char value[1024];
@@ -155,6 +155,11 @@ static void describe_settings(const char *path, site_row *r)
         snprintf(r->database, sizeof r->database, "%s", unknown);
     if (env == NULL || !site_env_get(env, "MARKET_WORKERS", r->workers, sizeof r->workers))
         snprintf(r->workers, sizeof r->workers, "%s", env == NULL ? unknown : "-");
+    /* None set, or an empty list: the specification's API, shown as no value. */
+    if (env == NULL ||
+        !site_env_get(env, "MARKET_API_EXTENSIONS", r->extensions, sizeof r->extensions) ||
+        r->extensions[0] == '\0')
+        snprintf(r->extensions, sizeof r->extensions, "%s", env == NULL ? unknown : "-");
     free(env);
 }
 
@@ -195,14 +200,16 @@ static void default_describe(site_row *r)
     snprintf(r->nginx, sizeof r->nginx, "snippet");
 }
 
-static const char *const columns[] = {"name",        "pool",       "drainer",
-                                      "server_name", "database",   "workers",
-                                      "cpu_quota",   "memory_max", "nginx"};
+/* extensions last: a script reading the columns by position before it came still reads
+ * the same ones. */
+static const char *const columns[] = {"name",     "pool",      "drainer",   "server_name",
+                                      "database", "workers",   "cpu_quota", "memory_max",
+                                      "nginx",    "extensions"};
 
 static void row_values(const char *name, site_row *r, const char *v[COUNT(columns)])
 {
     const char *all[] = {name,       r->pool,      r->drainer,    r->server_name, r->database,
-                         r->workers, r->cpu_quota, r->memory_max, r->nginx};
+                         r->workers, r->cpu_quota, r->memory_max, r->nginx,       r->extensions};
     memcpy(v, all, sizeof all);
 }
 

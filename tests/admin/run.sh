@@ -500,6 +500,37 @@ sql "UPDATE webhook_subscriptions SET status = 'enabled' WHERE id = 'we_test1';
 run webhooks delete we_test1
 expect "a send already begun is left to it" 0 '^deleted we_test1 \(0 pending deliveries ended\)$'
 
+# --- site create --extensions ---------------------------------------------------------------
+# What can be tried without the package installed: the options are checked before anything
+# is written (as any user). The settings a site gets (the line written with the option,
+# none without it) are checked where site create runs in full: tests/package/run.sh.
+
+# Where this build's site commands write (build/dist/paths: the layout's directories).
+SITE_ETC=$(sed -n 4p "$ROOT/build/dist/paths" 2>/dev/null)
+SITE_ETC=${SITE_ETC:-/usr/local/etc}/market/sites
+XSITE=admin-test-ext
+run site create --help
+expect "site create --help names --extensions" 0 '\[--extensions LIST\]'
+for list in frob 'webhook-management,frob' 'webhook-management, Webhook-Management'; do
+    run site create "$XSITE" --db dbname=x --server-name x.test --extensions "$list"
+    expect "site create refuses --extensions '$list'" 2 '' \
+        '^market-admin: site create: --extensions: unknown extension "(frob|Webhook-Management)" \(known: webhook-management\)$'
+done
+check "a refused site create made no user" bash -c "! getent passwd market-$XSITE >/dev/null"
+check "a refused site create wrote no settings ($SITE_ETC/$XSITE.env)" test ! -e "$SITE_ETC/$XSITE.env"
+run site create "$XSITE" --db dbname=x --server-name x.test --extensions "$(printf 'webhook-management\t')"
+expect "site create refuses a control character in --extensions" 2 '' 'cannot hold a control character'
+# Without --extensions, site create sets no MARKET_API_EXTENSIONS: the site keeps the
+# template's, which must be the commented default (none: the specification's six routes).
+if make -s -C "$ROOT" build/dist/site/site.env >/dev/null 2>&1; then
+    check "the site template has MARKET_API_EXTENSIONS commented out" \
+        grep -qx '#MARKET_API_EXTENSIONS=' "$ROOT/build/dist/site/site.env"
+    check "the site template turns no extension on" bash -c \
+        "! grep -q '^MARKET_API_EXTENSIONS=' '$ROOT/build/dist/site/site.env'"
+else
+    bad "make build/dist/site/site.env"
+fi
+
 # --- seed -----------------------------------------------------------------------------------
 
 START=$SECONDS

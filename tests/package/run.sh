@@ -397,6 +397,33 @@ KEY=$(admin key create --account "acct_pkg_$RUN" --mode test --access read-write
 list=$(curl -s -w '\n%{http_code}' -H "Authorization: Bearer $KEY" "$BASE/v1/products?limit=10")
 check "an authenticated list: 200 with the product" bash -c \
     "[ \"\$(tail -n 1 <<<'$list')\" = 200 ] && head -n -1 <<<'$list' | jq -e '.data[] | select(.id == \"prod_pkg_$RUN\")' >/dev/null"
+# The default is the specification: six routes, no extension (contract section 13). With a
+# read-write key (every scope the default has), the extension's paths answer as any other.
+# answers STATUS METHOD HOST KEY PATH [CODE]: the request answers STATUS (and the error
+# CODE when given); the body is left in $WORK/api.json, the head in $WORK/api.head.
+answers() {
+    local status
+    status=$(curl -s -o "$WORK/api.json" -D "$WORK/api.head" -w '%{http_code}' -X "$2" \
+        -H "Host: $3" -H "Authorization: Bearer $4" "$BASE$5")
+    [ "$status" = "$1" ] || return 1
+    [ -z "${6:-}" ] || jq -e --arg c "$6" '.error.code == $c' "$WORK/api.json" >/dev/null
+}
+allows_post_only() { grep -qix $'allow: POST\r' "$WORK/api.head"; }
+# no_extension HOST KEY NAME: GET /v1/events and /v1/webhooks/we_x are 404
+# route_not_found; GET /v1/webhooks is 405 with Allow: POST (its one method of the six).
+no_extension() {
+    local path
+    for path in /v1/events /v1/webhooks/we_x; do
+        check "$3: GET $path is 404 route_not_found (no extension)" \
+            answers 404 GET "$1" "$2" "$path" route_not_found
+    done
+    check "$3: GET /v1/webhooks is 405 method_not_allowed (no extension)" \
+        answers 405 GET "$1" "$2" /v1/webhooks method_not_allowed
+    check "$3: ... with Allow: POST" allows_post_only
+}
+check "market.env turns no extension on" bash -c "! grep -q '^MARKET_API_EXTENSIONS=' /etc/market/market.env"
+no_extension 127.0.0.1 "$KEY" "the default site"
+
 download=$(curl -s -H "Authorization: Bearer $KEY" "$BASE/v1/orders?limit=1" | jq -r '.data[0].downloads[0].id // empty')
 check "the order's download id ($download)" test -n "$download"
 link=$(curl -s -X POST -H "Authorization: Bearer $KEY" "$BASE/v1/downloads/$download/link" | jq -r '.url // empty')
@@ -467,6 +494,14 @@ check "limit_req per address: 20 downloads at once, $passed × 200 (6 or a few m
 check "the 429 is the API's JSON error, rate_limited, with Retry-After: 1" bash -c \
     "jq -e '.error.type == \"rate_limit_error\" and .error.code == \"rate_limited\"' '$WORK/limited.json' >/dev/null &&
      grep -qi '^retry-after: 1' '$WORK/limited.head'"
+# Every header docs/openapi.json marks required on a 429, with nginx's figures (the keys'
+# limit of conf.d/market.conf's map, the packaged 600; nothing left; free in a second).
+check "the 429 has X-RateLimit-Limit: 600, -Remaining: 0, -Reset: 1, X-Request-Id and JSON" bash -c \
+    "grep -qi '^x-ratelimit-limit: 600[[:space:]]*\$' '$WORK/limited.head' &&
+     grep -qi '^x-ratelimit-remaining: 0[[:space:]]*\$' '$WORK/limited.head' &&
+     grep -qi '^x-ratelimit-reset: 1[[:space:]]*\$' '$WORK/limited.head' &&
+     grep -qi '^x-request-id: [A-Za-z0-9._-]' '$WORK/limited.head' &&
+     grep -qi '^content-type: application/json; charset=utf-8[[:space:]]*\$' '$WORK/limited.head'"
 
 # No log holds the download link's token: nginx's access log (where the snippet writes the
 # files location: /var/log/nginx/access.log), its error log (not even the limit_req
@@ -497,7 +532,9 @@ site_create() {
 }
 check "market-admin site create shop1 (2 workers, CPUQuota 50%, MemoryMax 256M)" \
     site_create shop1 --workers 2 --cpu-quota 50% --memory-max 256M
-check "market-admin site create shop-2 (1 worker)" site_create shop-2 --workers 1
+# shop-2 turns the extension on, shop1 keeps the default (the specification's six routes).
+check "market-admin site create shop-2 (1 worker, --extensions webhook-management)" \
+    site_create shop-2 --workers 1 --extensions webhook-management
 check "site create prints the three commands that start it" bash -c "
     grep -qx '  systemctl enable --now market-api@shop1.socket market-api@shop1.service market-webhookd@shop1.service' '$WORK/log/site-shop1.log' &&
     grep -qx '  ln -s /etc/nginx/sites-available/market-shop1.conf /etc/nginx/sites-enabled/' '$WORK/log/site-shop1.log' &&
@@ -513,7 +550,13 @@ for name in default ../etc Shop 'a;b' -x; do
 done
 check "site create refuses --server-name 'a;b' (exit 2)" bash -c \
     "market-admin site create shop3 --db dbname=x --server-name 'a;b' 2>/dev/null; [ \$? = 2 ]"
+out=$(market-admin site create shop3 --db dbname=x --server-name x.test --extensions webhook-management,frob 2>&1)
+rc=$?
+check "site create refuses an unknown extension (exit $rc: $out)" bash -c \
+    "[ $rc = 2 ] && grep -qx 'market-admin: site create: --extensions: unknown extension \"frob\" (known: webhook-management)' <<<'$out'"
 check "site create made no user for a refused site" bash -c "! getent passwd market-shop3"
+check "site create wrote nothing for a refused site" bash -c \
+    "! ls /etc/market/sites/shop3.env /etc/market/sites/shop3.secret /etc/nginx/sites-available/market-shop3.conf 2>/dev/null | grep -q ."
 
 for site in "${SITES[@]}"; do
     check "the user market-$site with its own group" test "$(id -gn "market-$site" 2>/dev/null)" = "market-$site"
@@ -533,6 +576,12 @@ check "site shop1's settings name its database, secret, files and metrics" bash 
     grep -qx 'MARKET_FILES_ROOT=\"/var/lib/market/sites/shop1\"' /etc/market/sites/shop1.env &&
     grep -qx 'MARKET_METRICS_FILE=\"/run/market-api-shop1/metrics\"' /etc/market/sites/shop1.env &&
     grep -qx 'MARKET_WORKERS=\"2\"' /etc/market/sites/shop1.env"
+check "site shop1 (no --extensions) turns no extension on: the template's commented default" bash -c "
+    ! grep -q '^MARKET_API_EXTENSIONS=' /etc/market/sites/shop1.env &&
+    grep -qx '#MARKET_API_EXTENSIONS=' /etc/market/sites/shop1.env"
+check "site shop-2's settings turn webhook-management on, once" bash -c "
+    [ \"\$(grep -c '^#\\?MARKET_API_EXTENSIONS=' /etc/market/sites/shop-2.env)\" = 1 ] &&
+    grep -qx 'MARKET_API_EXTENSIONS=\"webhook-management\"' /etc/market/sites/shop-2.env"
 check "site shop-2's units run in market-sites-shop_2.slice (a hyphen is a level of slices)" bash -c "
     [ -f /etc/systemd/system/market-sites-shop_2.slice ] &&
     grep -qx 'Slice=market-sites-shop_2.slice' /etc/systemd/system/market-api@shop-2.service.d/site.conf"
@@ -571,12 +620,13 @@ done
 list=$(market-admin site list)
 printf '%s\n' "$list" | sed 's/^/      site list: /'
 check "site list: both sites, state unknown without systemd, their limits" bash -c "
-    grep -qP '^shop1\tunknown \(systemd not running\)\tunknown\tshop1.test www.shop1.test\t$WORK/run/shop1\t2\t50%\t256M\tdisabled\$' <<<'$list' &&
-    grep -qP '^shop-2\tunknown \(systemd not running\)\t' <<<'$list'"
-check "site list: the default site first" bash -c "grep -qP '^default\tunknown \(systemd not running\)\tunknown\t-\t$WORK/run/market\t2\t-\t-\tsnippet\$' <<<'$list'"
+    grep -qP '^shop1\tunknown \(systemd not running\)\tunknown\tshop1.test www.shop1.test\t$WORK/run/shop1\t2\t50%\t256M\tdisabled\t-\$' <<<'$list' &&
+    grep -qP '^shop-2\tunknown \(systemd not running\)\t.*\twebhook-management\$' <<<'$list'"
+check "site list: the default site first" bash -c "grep -qP '^default\tunknown \(systemd not running\)\tunknown\t-\t$WORK/run/market\t2\t-\t-\tsnippet\t-\$' <<<'$list'"
 check "site list --json" bash -c "market-admin site list --json |
     jq -e 'length == 3 and .[0].name == \"default\" and map(.name) == [\"default\", \"shop-2\", \"shop1\"] and
-        .[1].cpu_quota == null and .[2].cpu_quota == \"50%\"' >/dev/null"
+        .[1].cpu_quota == null and .[2].cpu_quota == \"50%\" and
+        .[0].extensions == null and .[1].extensions == \"webhook-management\" and .[2].extensions == null' >/dev/null"
 
 # Each site's units from the templates, %i expanded as systemd would: the socket (made by
 # spawn-fcgi as the .socket describes), the pool and the drainer, as the site's user.
@@ -632,7 +682,7 @@ site_admin() {
     runuser -u "market-$site" -- env -i PATH="$UNIT_PATH" \
         sh -c 'set -a; . "$0"; set +a; exec market-admin "$@"' "/etc/market/sites/$site.env" "$@"
 }
-declare -A SITE_KEY
+declare -A SITE_KEY SITE_RW_KEY
 for site in "${SITES[@]}"; do
     # The ids without the hyphen, which an id may not hold.
     doc=$(jq -n --arg s "${site//-/_}" --arg r "$RUN" '{mode: "test",
@@ -644,6 +694,8 @@ for site in "${SITES[@]}"; do
     check "site $site: market-admin import as market-$site" site_admin "$site" import - <<<"$doc"
     SITE_KEY[$site]=$(site_admin "$site" key create --account "acct_${site//-/_}_$RUN" --mode test --access read-only) ||
         give_up "site $site: key create"
+    SITE_RW_KEY[$site]=$(site_admin "$site" key create --account "acct_${site//-/_}_$RUN" --mode test --access read-write) ||
+        give_up "site $site: key create (read-write)"
 done
 # products HOST KEY: the ids of the products a list answers, or the HTTP status.
 products() {
@@ -658,6 +710,15 @@ for site in "${SITES[@]}"; do
     check "$site.test: /healthz 200 from site $site's pool" \
         test "$(curl -s -o /dev/null -w '%{http_code}' -H "Host: $site.test" "$BASE/healthz")" = 200
 done
+# The extension per site: on for shop-2 only (--extensions), off for shop1 as by default.
+no_extension shop1.test "${SITE_RW_KEY[shop1]}" "site shop1"
+check "site shop-2 (webhook-management): GET /v1/webhooks is 200" \
+    answers 200 GET shop-2.test "${SITE_RW_KEY[shop-2]}" /v1/webhooks
+check "... the account's subscriptions: none yet" jq -e '.data == []' "$WORK/api.json"
+check "site shop-2 (webhook-management): GET /v1/events is 200" \
+    answers 200 GET shop-2.test "${SITE_RW_KEY[shop-2]}" /v1/events
+check "site shop-2: a read-only key lacks webhooks:read (403 insufficient_scope)" \
+    answers 403 GET shop-2.test "${SITE_KEY[shop-2]}" /v1/webhooks insufficient_scope
 check "a key of site shop1 is refused by site shop-2 (401)" test "$(products shop-2.test "${SITE_KEY[shop1]}")" = 401
 check "a key of site shop-2 is refused by site shop1 (401)" test "$(products shop1.test "${SITE_KEY[shop-2]}")" = 401
 check "a key of site shop1 is refused by the default site (401)" test "$(products 127.0.0.1 "${SITE_KEY[shop1]}")" = 401
