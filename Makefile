@@ -497,7 +497,8 @@ $(REFERENCE): docs/openapi.json tools/openapi-lint/reference tools/openapi-lint/
 
 # The reference in a real headless browser (Debian's chromium) behind a stack's nginx
 # (tests/reference/run): no console error and no failed or outside request, every route
-# and webhook event of docs/openapi.json on the page.
+# and webhook event of docs/openapi.json on the page, the badge "Extension: NAME" on the
+# operations of an extension (x-market-extension) and on no other.
 reference-test: all $(REFERENCE)
 	STACK_REFERENCE_DIR=$(abspath $(dir $(REFERENCE))) tests/reference/run
 

@@ -1,7 +1,8 @@
 // docs/openapi.json against itself and against the running service.
 //
-// (a) The document: JSON, OpenAPI 3.1.x, exactly the six routes and the files location,
-//     a schema for every response, the scope of every route, every $ref resolvable, every
+// (a) The document: JSON, OpenAPI 3.1.x, exactly the six routes, the routes of the
+//     extension webhook-management (each marked "x-market-extension", the others not;
+//     the suite's stack runs with it on) and the files location, a schema for every response, the scope of every route, every $ref resolvable, every
 //     schema compilable by Ajv (JSON Schema 2020-12, strict: unknown keywords and formats
 //     are errors), and schemas that reject what they must (a test that cannot fail proves
 //     nothing).
@@ -47,6 +48,12 @@ const ROUTES = {
   '/v1/events': { get: 'webhooks:read' },
   '/v1/events/{id}': { get: 'webhooks:read' },
 };
+// The operations of the extension webhook-management (docs/contract.md section 13): the
+// document marks each with "x-market-extension" and its badge, and no other.
+const EXTENSION = 'webhook-management';
+const EXTENSION_OPS = new Set(['GET /v1/webhooks', 'GET /v1/webhooks/{id}', 'POST /v1/webhooks/{id}',
+  'DELETE /v1/webhooks/{id}', 'POST /v1/webhooks/{id}/rotate_secret', 'POST /v1/webhooks/{id}/test',
+  'GET /v1/events', 'GET /v1/events/{id}']);
 const FILES_PREFIX = DOWNLOAD_BASE_URL ? new URL(DOWNLOAD_BASE_URL).pathname.replace(/\/$/, '') : '/files';
 const FILES = `${FILES_PREFIX}/{token}`;
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -290,6 +297,16 @@ test('every operation: a schema for every response, the scope, the error envelop
       assert.ok(op.operationId && !ids.has(op.operationId), `${where}: a unique operationId`);
       ids.add(op.operationId);
       const scope = ROUTES[path]?.[method];
+      if (EXTENSION_OPS.has(`${method.toUpperCase()} ${path}`)) {
+        assert.equal(op['x-market-extension'], EXTENSION, `${where}: x-market-extension`);
+        assert.deepEqual(op['x-badges'], [{ name: `Extension: ${EXTENSION}` }], `${where}: the extension's badge`);
+        assert.match(op.description, /MARKET_API_EXTENSIONS=webhook-management/, `${where}: the description names the setting`);
+        assert.match(op.description, path === '/v1/webhooks' ? /405 method_not_allowed/ : /404 route_not_found/,
+          `${where}: the description says how it answers without the extension`);
+      } else {
+        assert.equal(op['x-market-extension'], undefined, `${where}: not an extension's`);
+        assert.equal(op['x-badges'], undefined, `${where}: no badge`);
+      }
       if (scope) {
         assert.deepEqual(op.security, [{ bearer: [scope] }], `${where}: security`);
         assert.ok(op.description.includes(`\`${scope}\``), `${where}: the description names the scope`);

@@ -18,7 +18,10 @@
 //   * the rendered page (document.body.innerText once Redoc has hydrated it: what is
 //     shown, not the JSON the page carries in its scripts) holds every route of the
 //     OpenAPI document as "METHOD path" and every event name of its `webhooks`, both
-//     read from the document here, not written down in the test.
+//     read from the document here, not written down in the test;
+//   * every operation that belongs to an extension (`x-market-extension` in the document,
+//     e.g. webhook-management) shows the badge "Extension: NAME" in its heading (the
+//     document's `x-badges`), and no other operation shows such a badge.
 // Console warnings are printed but do not fail the test.
 //
 // How: chromium --headless with --remote-debugging-pipe, the Chrome DevTools Protocol
@@ -62,8 +65,17 @@ function check(name, cond, detail) {
 const spec = JSON.parse(readFileSync(specFile, 'utf8'));
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const routes = [];
+// Each operation with the badge its heading must show: "Extension: NAME" for one of an
+// extension, none for the others.
+const operations = [];
 for (const [path, item] of Object.entries(spec.paths ?? {})) {
-    for (const method of METHODS) if (item[method]) routes.push(`${method.toUpperCase()} ${path}`);
+    for (const method of METHODS) {
+        if (!item[method]) continue;
+        const route = `${method.toUpperCase()} ${path}`;
+        routes.push(route);
+        const extension = item[method]['x-market-extension'];
+        operations.push({ route, id: item[method].operationId, badge: extension ? `Extension: ${extension}` : null });
+    }
 }
 const events = Object.keys(spec.webhooks ?? {});
 
@@ -253,6 +265,8 @@ async function main() {
     //     <span> with the path (http-verb is Redoc's own class name, not a generated one);
     //   * each operation's heading, <h2>, where a webhook shows its summary (the
     //     document's summaries name the event: "sale.completed event");
+    //   * the badges of each operation's heading (x-badges: <span type="primary"> in the
+    //     <h2> of the section "operation/ID"), by operationId;
     //   * the whole visible text (innerText), for the dump and a sanity check.
     const shown = await evaluate(`(() => {
         const root = document.getElementById('redoc');
@@ -263,6 +277,9 @@ async function main() {
                 .map((e) => e.textContent.trim().toUpperCase() + ' ' + (e.nextElementSibling?.textContent.trim() ?? '')),
             headings: [...root.querySelectorAll('[data-section-id^="operation/"] h2')].filter(visible)
                 .map((e) => e.textContent.replace(/\\s+/g, ' ').trim()),
+            badges: Object.fromEntries([...root.querySelectorAll('[data-section-id^="operation/"]')]
+                .map((s) => [s.dataset.sectionId.slice('operation/'.length),
+                    [...s.querySelectorAll('h2 span[type="primary"]')].filter(visible).map((e) => e.textContent.trim())])),
             text: document.body.innerText,
         };
     })()`);
@@ -277,6 +294,15 @@ async function main() {
     const missingEvents = events.filter((e) => !(shown?.headings ?? []).some((h) => token(e).test(h)));
     check(`every webhook event is shown (${events.length})`, events.length > 0 && missingEvents.length === 0,
         events.length ? `missing: ${missingEvents.join(', ')}` : 'the document has no webhooks');
+    const badges = shown?.badges ?? {};
+    const wrongBadges = operations.flatMap((o) => {
+        const have = badges[o.id] ?? [];
+        if (o.badge) return have.includes(o.badge) ? [] : [`missing badge "${o.badge}": ${o.route}`];
+        return have.filter((b) => b.startsWith('Extension:')).map((b) => `a badge "${b}" it does not belong to: ${o.route}`);
+    });
+    const extensionOps = operations.filter((o) => o.badge).length;
+    check(`every operation of an extension shows its badge (${extensionOps}), no other does`, wrongBadges.length === 0,
+        `${wrongBadges.join('\n')}\nbadges shown: ${JSON.stringify(Object.fromEntries(Object.entries(badges).filter(([, b]) => b.length)))}`);
     finish();
 }
 main().catch((err) => {
