@@ -5,17 +5,38 @@
 
 #include "text.h"
 
-/* Fills err: code, the field at fault (param NULL: none; param may be err->param, already
- * filled) and a message; a message's "%s" is the field's name. */
+/* A field's name into param: at most size - 1 bytes, cut between two characters (a name
+ * is valid UTF-8: the body was checked, and json-c writes its escapes as UTF-8), so that
+ * the error, a JSON string, holds no broken character. */
+static void copy_name(char *param, size_t size, const char *name)
+{
+    size_t n = strlen(name);
+    if (n > size - 1) {
+        n = size - 1;
+        while (n > 0 && ((unsigned char)name[n] & 0xC0) == 0x80)
+            n--; /* a continuation byte: the character began before */
+    }
+    memcpy(param, name, n);
+    param[n] = '\0';
+}
+
+/* Fills err: code, the field at fault (param NULL: none, the body as a whole; param may be
+ * err->param, already filled; "" is a field of empty name, which is still one field) and
+ * a message; a message's "%s" is the field's name. */
 static bool fail(json_body_error *err, const char *code, const char *param, const char *message)
 {
     err->code = code;
-    if (param != err->param)
-        snprintf(err->param, sizeof err->param, "%s", param != NULL ? param : "");
+    err->named = param != NULL;
+    if (param == NULL)
+        err->param[0] = '\0';
+    else if (param != err->param)
+        copy_name(err->param, sizeof err->param, param);
+    const char *name = !err->named             ? "a field"
+                       : err->param[0] == '\0' ? "a field with an empty name"
+                                               : err->param;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    snprintf(err->message, sizeof err->message, message,
-             err->param[0] != '\0' ? err->param : "a field");
+    snprintf(err->message, sizeof err->message, message, name);
 #pragma GCC diagnostic pop
     return false;
 }
@@ -128,18 +149,32 @@ static void scan(const char *s, size_t n, scan_result *out)
 }
 
 /* A key of the top-level object, the raw string s[start..end] (both quotes included), as
- * json-c decodes it; cut to fit param (a NUL inside it ends it). */
-static void decode_key(const char *s, size_t start, size_t end, char *param, size_t size)
+ * json-c decodes it: a string object the caller puts, or NULL. */
+static json_object *decoded_key(const char *s, size_t start, size_t end)
 {
-    param[0] = '\0';
     json_tokener *tok = json_tokener_new();
     if (tok == NULL)
-        return;
+        return NULL;
     json_object *key = json_tokener_parse_ex(tok, s + start, (int)(end - start + 1));
-    if (json_object_is_type(key, json_type_string))
-        snprintf(param, size, "%s", json_object_get_string(key));
-    json_object_put(key);
     json_tokener_free(tok);
+    if (!json_object_is_type(key, json_type_string)) {
+        json_object_put(key);
+        return NULL;
+    }
+    return key;
+}
+
+/* That key into param (copy_name; a NUL inside it ends it); false when it could not be
+ * decoded. */
+static bool decode_key(const char *s, size_t start, size_t end, char *param, size_t size)
+{
+    json_object *key = decoded_key(s, start, end);
+    param[0] = '\0';
+    if (key == NULL)
+        return false;
+    copy_name(param, size, json_object_get_string(key));
+    json_object_put(key);
+    return true;
 }
 
 /* Calls visit for each key of the top-level object in text order, with its raw span,
@@ -184,17 +219,18 @@ static bool visit_until(const char *s, size_t start, size_t end, void *arg)
     return false;
 }
 
-static void field_at(const char *s, size_t n, size_t pos, char *param, size_t size)
+/* Whether that field was found (always, for a body json-c accepted), its name in param. */
+static bool field_at(const char *s, size_t n, size_t pos, char *param, size_t size)
 {
     field_search f = {pos, NONE, 0};
     each_top_key(s, n, visit_until, &f);
-    if (f.start == NONE)
-        param[0] = '\0';
-    else
-        decode_key(s, f.start, f.end, param, size);
+    param[0] = '\0';
+    return f.start != NONE && decode_key(s, f.start, f.end, param, size);
 }
 
-/* The first key given a second time, decoded ("url" and "\u0075rl" are one field). */
+/* The first key given a second time, decoded ("url" and "\u0075rl" are one field) and
+ * compared whole (two long names alike in their first 64 bytes are two fields). The NULs
+ * were refused before: a key is a C string here. */
 typedef struct {
     json_object *seen; /* a set of the keys before */
     char *param;
@@ -204,19 +240,27 @@ typedef struct {
 static bool visit_seen(const char *s, size_t start, size_t end, void *arg)
 {
     duplicate_search *d = arg;
-    decode_key(s, start, end, d->param, d->size);
-    if (json_object_object_get_ex(d->seen, d->param, NULL))
-        return true;
-    json_object_object_add(d->seen, d->param, NULL);
-    return false;
+    json_object *key = decoded_key(s, start, end);
+    if (key == NULL)
+        return false;
+    const char *name = json_object_get_string(key);
+    bool again = json_object_object_get_ex(d->seen, name, NULL);
+    if (again)
+        copy_name(d->param, d->size, name);
+    else
+        json_object_object_add(d->seen, name, NULL);
+    json_object_put(key);
+    return again;
 }
 
-static void first_duplicate(const char *s, size_t n, char *param, size_t size)
+/* Whether it was found (always, when json-c kept fewer keys than the text holds). */
+static bool first_duplicate(const char *s, size_t n, char *param, size_t size)
 {
     duplicate_search d = {json_object_new_object(), param, size};
-    if (d.seen == NULL || !each_top_key(s, n, visit_seen, &d))
-        param[0] = '\0';
+    param[0] = '\0';
+    bool found = d.seen != NULL && each_top_key(s, n, visit_seen, &d);
     json_object_put(d.seen);
+    return found;
 }
 
 bool json_body_parse(const char *data, size_t len, const char *const *fields, json_object **out,
@@ -249,19 +293,21 @@ bool json_body_parse(const char *data, size_t len, const char *const *fields, js
     }
     if (found.nul_escape != NONE) {
         json_object_put(obj);
-        field_at(data, len, found.nul_escape, err->param, sizeof err->param);
-        return fail(err, "parameter_invalid", err->param, "%s must not contain NUL characters");
+        bool named = field_at(data, len, found.nul_escape, err->param, sizeof err->param);
+        return fail(err, "parameter_invalid", named ? err->param : NULL,
+                    "%s must not contain NUL characters");
     }
     if (found.lone_surrogate != NONE) {
         json_object_put(obj);
-        field_at(data, len, found.lone_surrogate, err->param, sizeof err->param);
-        return fail(err, "parameter_invalid", err->param,
+        bool named = field_at(data, len, found.lone_surrogate, err->param, sizeof err->param);
+        return fail(err, "parameter_invalid", named ? err->param : NULL,
                     "%s must not contain a lone surrogate (\\uD800-\\uDFFF not in a pair)");
     }
     if (found.top_keys != (size_t)json_object_object_length(obj)) {
         json_object_put(obj);
-        first_duplicate(data, len, err->param, sizeof err->param);
-        return fail(err, "parameter_duplicated", err->param, "%s is given more than once");
+        bool named = first_duplicate(data, len, err->param, sizeof err->param);
+        return fail(err, "parameter_duplicated", named ? err->param : NULL,
+                    "%s is given more than once");
     }
     json_object_object_foreach(obj, key, value)
     {

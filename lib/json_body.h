@@ -19,7 +19,11 @@
 typedef struct {
     const char *code; /* body_invalid_json, parameter_invalid, parameter_unknown,
                          parameter_duplicated */
-    char param[65];   /* the field at fault, or "" (the body as a whole: body_invalid_json) */
+    /* Whether one field is at fault; then param is its name, cut to at most 64 bytes
+     * between two characters, "" for a field whose name is empty (or only a NUL). Not
+     * named: the body as a whole (body_invalid_json), and param is "". */
+    bool named;
+    char param[65];
     char message[160]; /* for people, naming the field when there is one */
 } json_body_error;
 

@@ -205,7 +205,8 @@ bool request_json_body(request *r, const char *const *fields, json_object **out)
     json_body_error err;
     json_object *obj;
     if (!json_body_parse(data, len, fields, &obj, &err)) {
-        const char *param = err.param[0] != '\0' ? arena_strdup(r->arena, err.param) : NULL;
+        /* A field of empty name is still the one at fault: param "" names it. */
+        const char *param = err.named ? arena_strdup(r->arena, err.param) : NULL;
         return respond_invalid(r, err.code, param, "%s", err.message);
     }
     r->json_body = obj; /* released by request_end */

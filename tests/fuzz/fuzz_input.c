@@ -1,14 +1,16 @@
 /* input_read_query and input_read_body (lib/input.h) on arbitrary query strings and JSON
  * bodies (the first byte chooses), over a table of every type. Properties: an accepted
  * input holds only values its declaration allows, each typed value agreeing with its
- * text; a refusal names a known code and a declared input (or, for an unknown query
- * parameter, the name given), with a message. */
+ * text; a refusal names a known code and, always, its input (contract section 4): a
+ * declared one, or in a query an unknown parameter's name or a malformed name as sent,
+ * with a message. */
 #include <json-c/json.h>
 
 #include "fuzz.h"
 #include "input.h"
 #include "json_body.h"
 #include "money.h"
+#include "query.h"
 #include "text.h"
 #include "url.h"
 
@@ -96,7 +98,18 @@ static bool declared(const input_spec *specs, const char *name)
     return false;
 }
 
-static void check_refusal(const input_error *err, const input_spec *specs)
+/* A malformed query name as lib/query gives it: printable ASCII (each other byte written
+ * %XX), at most QUERY_RAW_NAME_MAX bytes. */
+static bool raw_name_form(const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < n; i++)
+        if (name[i] < 0x21 || name[i] > 0x7E)
+            return false;
+    return n <= QUERY_RAW_NAME_MAX;
+}
+
+static void check_refusal(const input_error *err, const input_spec *specs, bool query)
 {
     static const char *const codes[] = {"parameter_invalid",    "parameter_unknown",
                                         "parameter_duplicated", "parameter_missing",
@@ -106,8 +119,12 @@ static void check_refusal(const input_error *err, const input_spec *specs)
         known = known || strcmp(err->code, codes[i]) == 0;
     FUZZ_CHECK(known);
     FUZZ_CHECK(strlen(err->message) > 0 && strlen(err->message) < sizeof err->message);
-    if (err->param != NULL && strcmp(err->code, "parameter_unknown") != 0)
-        FUZZ_CHECK(declared(specs, err->param));
+    FUZZ_CHECK(err->param != NULL);
+    if (!declared(specs, err->param)) {
+        FUZZ_CHECK(query);
+        FUZZ_CHECK(strcmp(err->code, "parameter_unknown") == 0 ||
+                   (strcmp(err->code, "parameter_invalid") == 0 && raw_name_form(err->param)));
+    }
 }
 
 static bool plain_text(const char *s)
@@ -176,7 +193,7 @@ static void run_body(arena *a, const char *text, size_t n)
     if (input_read_body(a, obj, body, &v, &err))
         check_body(&v);
     else
-        check_refusal(&err, body);
+        check_refusal(&err, body, false);
     json_object_put(obj);
 }
 
@@ -195,7 +212,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (input_read_query(&a, text, query, &v, &err))
             check_query(&v);
         else
-            check_refusal(&err, query);
+            check_refusal(&err, query, true);
     }
     arena_free(&a);
     free(text);

@@ -1,6 +1,8 @@
 /* json_body_parse on arbitrary bytes. Properties: an accepted body is an object whose
  * every top-level key is a known field and in which no string (key or value, at any
- * depth) hides a NUL; a rejected body leaves no object behind and names a known code. */
+ * depth) hides a NUL; a rejected body leaves no object behind and names a known code, and
+ * every refusal but body_invalid_json names its field (contract section 4) in whole UTF-8
+ * characters (the name goes into a JSON string). */
 #include <json-c/json.h>
 
 #include "fuzz.h"
@@ -42,6 +44,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    strcmp(err.code, "parameter_invalid") == 0 ||
                    strcmp(err.code, "parameter_unknown") == 0 ||
                    strcmp(err.code, "parameter_duplicated") == 0);
+        FUZZ_CHECK(err.named == (strcmp(err.code, "body_invalid_json") != 0));
+        size_t n = strlen(err.param);
+        FUZZ_CHECK(n < sizeof err.param && ref_utf8_valid(err.param, n));
+        FUZZ_CHECK(err.named || n == 0);
         return 0;
     }
     FUZZ_CHECK(json_object_is_type(obj, json_type_object));

@@ -10,6 +10,7 @@ static const char *const names[] = {"limit", "cursor", "q", "sort", "category", 
 typedef struct {
     query_fault fault; /* 0: accepted */
     const char *param;
+    bool name_malformed; /* the fault is a malformed name; param is that name as sent */
     char *values[NNAMES];
 } ref_result;
 
@@ -20,6 +21,30 @@ static char *ref_decode(arena *a, const char *s, size_t n)
     size_t len;
     if (!ref_percent_decode(s, n, true, out, &len) || !ref_utf8_valid(out, len))
         return NULL;
+    return out;
+}
+
+/* A malformed name as sent (contract section 4: param names it): each byte outside
+ * printable ASCII written %XX, at most QUERY_RAW_NAME_MAX bytes, no escape cut. */
+static char *ref_raw_name(arena *a, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    char *out = arena_alloc(a, 3 * n + 1);
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        bool printable = c >= 0x21 && c <= 0x7E;
+        if (len + (printable ? 1 : 3) > QUERY_RAW_NAME_MAX)
+            break;
+        if (printable) {
+            out[len++] = (char)c;
+        } else {
+            out[len++] = '%';
+            out[len++] = hex[c / 16];
+            out[len++] = hex[c % 16];
+        }
+    }
+    out[len] = '\0';
     return out;
 }
 
@@ -40,6 +65,8 @@ static bool ref_segment(arena *a, const char *seg, size_t n, ref_result *r)
     r->param = NULL;
     if (name == NULL) {
         r->fault = QUERY_MALFORMED;
+        r->param = ref_raw_name(a, seg, name_len);
+        r->name_malformed = true;
         return false;
     }
     int i = name_index(name);
@@ -83,15 +110,14 @@ static void check_error(const query_error *err, const ref_result *ref)
     /* A long value that is also malformed may be either: the parser stops reading a
      * value once it is certainly too long. */
     bool value_fault =
-        (ref->fault == QUERY_MALFORMED && ref->param != NULL) || ref->fault == QUERY_TOO_LONG;
+        (ref->fault == QUERY_MALFORMED && !ref->name_malformed) || ref->fault == QUERY_TOO_LONG;
     if (value_fault)
         FUZZ_CHECK(err->fault == QUERY_MALFORMED || err->fault == QUERY_TOO_LONG);
     else
         FUZZ_CHECK(err->fault == ref->fault);
-    if (ref->param == NULL)
-        FUZZ_CHECK(err->name == NULL);
-    else
-        FUZZ_CHECK(err->name != NULL && strcmp(err->name, ref->param) == 0);
+    FUZZ_CHECK(err->fault != QUERY_MALFORMED || err->name_malformed == ref->name_malformed);
+    /* Every fault names a parameter (a malformed name as sent). */
+    FUZZ_CHECK(err->name != NULL && strcmp(err->name, ref->param) == 0);
 }
 
 /* Serialises accepted values with every byte escaped, parses that again: same values. */

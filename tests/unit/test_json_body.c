@@ -1,4 +1,5 @@
 /* json_body_parse: the strict request-body layer over json-c. */
+#include <stdio.h>
 #include <string.h>
 
 #include "json_body.h"
@@ -49,8 +50,45 @@ START_TEST(rejects_unknown_field_naming_it)
     ck_assert_str_eq(parse("{\"url\":\"x\",\"extra\":1}", &err), "parameter_unknown");
     ck_assert_str_eq(err.param, "extra");
     ck_assert_str_eq(err.message, "the body has an unknown field: extra");
+    ck_assert(err.named);
     ck_assert_str_eq(parse("[]", &err), "body_invalid_json");
-    ck_assert_str_eq(err.param, ""); /* the body as a whole */
+    ck_assert(!err.named); /* the body as a whole */
+    ck_assert_str_eq(err.param, "");
+    /* A field of empty name is one field: named, by "". */
+    ck_assert_str_eq(parse("{\"\":1}", &err), "parameter_unknown");
+    ck_assert(err.named);
+    ck_assert_str_eq(err.param, "");
+    ck_assert_str_eq(err.message, "the body has an unknown field: a field with an empty name");
+}
+END_TEST
+
+/* A long name is cut to 64 bytes between two characters: the error is a JSON string,
+ * and half a character would make it invalid UTF-8. */
+START_TEST(cuts_long_names_between_characters)
+{
+    json_body_error err;
+    char text[512], want[65];
+    /* 30 euro signs (3 bytes each): 21 whole ones fit in 64 bytes. */
+    strcpy(text, "{\"");
+    for (int i = 0; i < 30; i++)
+        strcat(text, "\xE2\x82\xAC");
+    strcat(text, "\":1}");
+    ck_assert_str_eq(parse(text, &err), "parameter_unknown");
+    want[0] = '\0';
+    for (int i = 0; i < 21; i++)
+        strcat(want, "\xE2\x82\xAC");
+    ck_assert_str_eq(err.param, want);
+    /* The same when the name comes from the text again (a NUL in its value). */
+    text[strlen(text) - 2] = '\0';
+    strcat(text, "\"\\u0000\"}");
+    ck_assert_str_eq(parse(text, &err), "parameter_invalid");
+    ck_assert_str_eq(err.param, want);
+    /* ASCII: exactly 64 bytes. */
+    memset(want, 'k', 64);
+    want[64] = '\0';
+    snprintf(text, sizeof text, "{\"%s%s\":1}", want, "kkkk");
+    ck_assert_str_eq(parse(text, &err), "parameter_unknown");
+    ck_assert_str_eq(err.param, want);
 }
 END_TEST
 
@@ -71,6 +109,16 @@ START_TEST(rejects_duplicate_field)
     /* An unknown field given twice is a duplicate first. */
     ck_assert_str_eq(parse("{\"x\":1,\"x\":2}", &err), "parameter_duplicated");
     ck_assert_str_eq(err.param, "x");
+    /* Two long names alike in their first 64 bytes are two fields; the one given twice is
+     * the duplicate (named by its first 64 bytes). */
+    char text[600], a[80], b[80];
+    memset(a, 'k', 70);
+    strcpy(a + 70, "a");
+    memset(b, 'k', 70);
+    strcpy(b + 70, "b");
+    snprintf(text, sizeof text, "{\"%s\":1,\"%s\":2,\"url\":1,\"url\":2}", a, b);
+    ck_assert_str_eq(parse(text, &err), "parameter_duplicated");
+    ck_assert_str_eq(err.param, "url");
     /* Nested keys may repeat across objects; only the top level is the request. */
     ck_assert_str_eq(parse("{\"events\":[{\"a\":1},{\"a\":2}],\"url\":\"a:b\"}", &err), "ok");
 }
@@ -88,10 +136,12 @@ START_TEST(rejects_escaped_nul)
     ck_assert_str_eq(parse("{\"url\":\"a\",\"events\":[\"x\",\"y\\u0000\"]}", &err),
                      "parameter_invalid");
     ck_assert_str_eq(err.param, "events");
-    /* A key that is nothing but a NUL: no name to give. */
+    /* A key that is nothing but a NUL: a field of empty name, named "" (it is still the one
+     * field at fault). */
     ck_assert_str_eq(parse("{\"\\u0000\":1}", &err), "parameter_invalid");
+    ck_assert(err.named);
     ck_assert_str_eq(err.param, "");
-    ck_assert_str_eq(err.message, "a field must not contain NUL characters");
+    ck_assert_str_eq(err.message, "a field with an empty name must not contain NUL characters");
 }
 END_TEST
 
@@ -124,6 +174,7 @@ Suite *json_body_suite(void)
     tcase_add_test(tc, accepts_known_fields);
     tcase_add_test(tc, rejects_non_objects);
     tcase_add_test(tc, rejects_unknown_field_naming_it);
+    tcase_add_test(tc, cuts_long_names_between_characters);
     tcase_add_test(tc, rejects_duplicate_field);
     tcase_add_test(tc, rejects_escaped_nul);
     tcase_add_test(tc, rejects_lone_surrogates_and_keeps_pairs);
