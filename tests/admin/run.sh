@@ -206,6 +206,69 @@ OUT=$(MARKET_MIGRATIONS_DIR=$WORK/missing "$ADMIN" migrate 2>&1)
 RC=$?
 eq "missing migrations directory fails" "$RC" 1
 
+# --- the sites' databases: each refuses every role but its own ----------------------------
+
+# Three sites' roles, plain ones, each the owner of its database as docs/operations.md
+# has them made (the default site's market, two sites' market-NAME), each migrated as
+# itself: 019_database_connect.sql takes CONNECT and TEMPORARY from PUBLIC. (This cluster
+# trusts every login over TCP, so each role logs in as itself here; the package check
+# does it with Debian's peer authentication and the sites' own system users.)
+SITE_DBS=(main shop-a shop-b)
+declare -A DB_ROLE=([main]=market [shop-a]=market-shop-a [shop-b]=market-shop-b)
+for d in "${SITE_DBS[@]}"; do
+    "$PG_BIN/psql" -X -q -d "$CONN dbname=postgres" -c "CREATE ROLE \"${DB_ROLE[$d]}\" LOGIN" \
+        -c "CREATE DATABASE \"$d\" OWNER \"${DB_ROLE[$d]}\"" || exit 1
+done
+# as_role ROLE DB [SQL]: psql as ROLE into DB (SELECT 1 by default); its stderr in ERR.
+as_role() {
+    OUT=$("$PG_BIN/psql" -X -q -A -t -v ON_ERROR_STOP=1 -d "host=127.0.0.1 port=$PORT user=$1 dbname=$2" \
+        -c "${3:-SELECT 1}" 2>"$WORK/stderr")
+    RC=$?
+    ERR=$(cat "$WORK/stderr")
+}
+for d in "${SITE_DBS[@]}"; do
+    OUT=$(MARKET_DB="host=127.0.0.1 port=$PORT user=${DB_ROLE[$d]} dbname=$d" "$ADMIN" migrate 2>"$WORK/stderr")
+    RC=$?
+    ERR=$(cat "$WORK/stderr")
+    expect "migrate as ${DB_ROLE[$d]}, the owner of $d" 0 '^applied 019_database_connect.sql$'
+    eq "... without a warning" "$ERR" ""
+    eq "... recorded in schema_migrations" "$(MARKET_DB="$CONN dbname=$d" sql \
+        "SELECT count(*) FROM schema_migrations WHERE name = '019_database_connect.sql'")" "1"
+    eq "$d: PUBLIC has neither CONNECT nor TEMPORARY" \
+        "$(sql "SELECT has_database_privilege('public', '$d', 'CONNECT') OR has_database_privilege('public', '$d', 'TEMPORARY')")" "f"
+    eq "$d: of the roles that log in, only the superuser and ${DB_ROLE[$d]} may connect" \
+        "$(sql "SELECT string_agg(rolname, ',' ORDER BY rolname) FROM pg_roles
+                 WHERE rolcanlogin AND has_database_privilege(oid, '$d', 'CONNECT')")" "admin_test,${DB_ROLE[$d]}"
+done
+for d in "${SITE_DBS[@]}"; do
+    for r in "${DB_ROLE[@]}"; do
+        if [ "$r" = "${DB_ROLE[$d]}" ]; then
+            as_role "$r" "$d" "CREATE TEMP TABLE t (i int); NOTIFY market_auth; SELECT 1"
+            expect "$r connects to its own database $d (a temporary table, a NOTIFY)" 0 '^1$'
+        else
+            # Refused at the connection: nothing runs, so no NOTIFY reaches the database.
+            as_role "$r" "$d" "NOTIFY market_auth; NOTIFY market_catalogue; NOTIFY market_webhooks"
+            expect "$r is refused by $d, its NOTIFY never sent" 2 '' "permission denied for database \"$d\""
+        fi
+    done
+done
+as_role admin_test shop-a
+expect "the superuser still connects to a site's database" 0 '^1$'
+# The database the tests above migrated as the superuser admin_test (its owner): the
+# sites' roles are refused by it as well.
+as_role market-shop-a market
+expect "a site's role is refused by a database its superuser owner migrated" 2 '' 'permission denied for database'
+# A role that can act as neither the owner nor a superuser revokes nothing: it warns,
+# naming the statements, and the migration does not fail.
+"$PG_BIN/psql" -X -q -d "$CONN dbname=postgres" -c "CREATE DATABASE shared" || exit 1
+OUT=$("$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -d "$CONN dbname=shared" -c 'SET ROLE "market-shop-a"' \
+    -f "$ROOT/sql/migrations/019_database_connect.sql" 2>&1)
+RC=$?
+ERR=$OUT
+expect "019 run by a role that does not own the database: a warning, no failure" 0 '' \
+    'WARNING: +the database shared still grants CONNECT to PUBLIC: the role "market-shop-a" is not its owner admin_test.*REVOKE CONNECT, TEMPORARY ON DATABASE shared FROM PUBLIC'
+eq "... and CONNECT stays with PUBLIC there" "$(sql "SELECT has_database_privilege('public', 'shared', 'CONNECT')")" "t"
+
 # --- import ---------------------------------------------------------------------------------
 
 cat >"$WORK/example.json" <<'EOF'

@@ -9,8 +9,10 @@
 #      installation did: the user market, the secret (0640, group market), the
 #      configuration files, the man pages, and `systemd-analyze verify` of the installed
 #      units, which must print nothing;
-#   3. starts a PostgreSQL cluster of its own (as the user market, on a free port, its
-#      socket in a scratch folder), points /etc/market/market.env at it as an
+#   3. starts a PostgreSQL cluster of its own (as the user postgres with Debian's peer
+#      authentication, so that each system user logs in as its own role only; on a free
+#      port, its socket in a scratch folder), makes the role and database market as
+#      docs/operations.md does, points /etc/market/market.env at it as an
 #      administrator would, and runs the units' own commands, read from the installed
 #      unit files (systemd is not running here): market-migrate's ExecStart, the pool's
 #      ExecStart on the socket market-api.socket describes (spawn-fcgi makes it with the
@@ -28,7 +30,8 @@
 #      each site's pool and drainer run from the expanded template units as the site's
 #      user, each site's own catalogue through nginx by server name with its own key, a
 #      key of one refused by the other, one site's user unable to read the other's
-#      secret, settings and files; the package's postinst run as for an upgrade with a
+#      secret, settings and files, each site's role refused by the other's database and
+#      the default site's (and market's by both), so no NOTIFY of one reaches another; the package's postinst run as for an upgrade with a
 #      new migration and one site's database refusing connections (that site named and
 #      alone left behind, the configuration still succeeding); one site removed and the
 #      other still serving;
@@ -56,6 +59,10 @@ give_up() {
 
 [ "$(id -u)" = 0 ] || {
     say "must run as root: it installs the package on this machine"
+    exit 1
+}
+getent passwd postgres >/dev/null || {
+    say "the user postgres is missing (run: tools/install-deps: postgresql-15 makes it)"
     exit 1
 }
 for tool in dpkg-buildpackage dh lintian help2man systemd-analyze spawn-fcgi runuser curl jq node /usr/bin/python3; do
@@ -115,12 +122,13 @@ stop_started() {
     for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[i]}"; done
     PIDS=()
 }
-# A PostgreSQL program (pg NAME ARGS...) as the user market, from / (postgres complains
-# when it cannot read its working directory).
+# A PostgreSQL program (pg NAME ARGS...) as the user postgres, the cluster's owner and
+# superuser as on Debian, from / (postgres complains when it cannot read its working
+# directory).
 pg() {
     local prog=$1
     shift
-    (cd / && runuser -u market -- "$PG_BIN/$prog" "$@")
+    (cd / && runuser -u postgres -- "$PG_BIN/$prog" "$@")
 }
 cleanup() {
     local rc=$?
@@ -298,13 +306,17 @@ PGPORT=$(free_port) || give_up "a free port for PostgreSQL"
 PORT=$(free_port) || give_up "a free port for nginx"
 mkdir -p "$WORK/run" "$WORK/pg"
 touch "$WORK/log/postgresql.log"
-chown market:market "$WORK/run" "$WORK/pg" "$WORK/log/postgresql.log"
+chown postgres:postgres "$WORK/run" "$WORK/pg" "$WORK/log/postgresql.log"
 chmod 700 "$WORK/pg"
-if pg initdb -D "$WORK/pg" -U market -E UTF8 --locale=C.UTF-8 --auth=trust >"$WORK/log/initdb.log" 2>&1 &&
+# Debian's pg_hba.conf for local connections: `local all all peer`. The role market is
+# not a superuser, as on a host: the database's CONNECT privilege binds it.
+if pg initdb -D "$WORK/pg" -U postgres -E UTF8 --locale=C.UTF-8 --auth-local=peer \
+    --auth-host=scram-sha-256 >"$WORK/log/initdb.log" 2>&1 &&
     pg pg_ctl start -D "$WORK/pg" -l "$WORK/log/postgresql.log" -w -t 60 -s \
         -o "-p $PGPORT -k $WORK/run -c listen_addresses=''" &&
     PG_STARTED=1 &&
-    pg createdb -h "$WORK/run" -p "$PGPORT" market; then
+    pg createuser -h "$WORK/run" -p "$PGPORT" market &&
+    pg createdb -h "$WORK/run" -p "$PGPORT" -O market market; then
     ok "a PostgreSQL cluster of its own on port $PGPORT"
 else
     give_up "PostgreSQL" "$(tail -n 20 "$WORK/log/postgresql.log" "$WORK/log/initdb.log" 2>/dev/null)"
@@ -566,7 +578,7 @@ for site in "${SITES[@]}"; do
     done
     check "site $site: its files folder is 2750 market-$site:www-data" \
         test "$(stat -c '%a %U:%G' "/var/lib/market/sites/$site")" = "2750 market-$site:www-data"
-    check "site $site: the schema is there" test "$(runuser -u market -- psql -X -A -t -h "$WORK/run" -p "$PGPORT" \
+    check "site $site: the schema is there" test "$(pg psql -X -A -t -h "$WORK/run" -p "$PGPORT" \
         -d "$site" -c 'SELECT count(*) FROM schema_migrations')" = "$(find "$ROOT/sql/migrations" -maxdepth 1 -name '*.sql' | wc -l)"
 done
 check "the two sites' secrets differ" bash -c "! cmp -s /etc/market/sites/shop1.secret /etc/market/sites/shop-2.secret"
@@ -602,6 +614,40 @@ check "market-shop-2 cannot read /etc/market/sites/shop1.secret" bash -c \
     "! runuser -u market-shop-2 -- cat /etc/market/sites/shop1.secret >/dev/null 2>&1"
 check "market-shop1 cannot read the default site's secret" bash -c \
     "! runuser -u market-shop1 -- cat /etc/market/secret >/dev/null 2>&1"
+# The databases: peer authentication lets each system user log in as its own role (and
+# no other), and 019_database_connect.sql (run by site create as the site's user, by
+# market-migrate as market) left CONNECT and TEMPORARY to each database's owner alone: a
+# site's role is refused by every database but its own, the default site's role market
+# by every site's, so no site sends NOTIFY market_auth (its caches emptied) or
+# market_webhooks into another.
+db_as() { # USER DB SQL: psql as the system user USER into DB; its output and errors
+    runuser -u "$1" -- psql -X -q -A -t -v ON_ERROR_STOP=1 -h "$WORK/run" -p "$PGPORT" -d "$2" -c "$3" 2>&1
+}
+declare -A DB_OF=([market]=market [market-shop1]=shop1 [market-shop-2]=shop-2)
+for db in "${DB_OF[@]}"; do
+    owner=$(pg psql -X -A -t -h "$WORK/run" -p "$PGPORT" -d postgres -c "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = '$db'")
+    got=$(pg psql -X -A -t -h "$WORK/run" -p "$PGPORT" -d postgres -c "SELECT string_agg(rolname, ',' ORDER BY rolname)
+        FROM pg_roles WHERE NOT rolsuper AND (has_database_privilege(oid, '$db', 'CONNECT') OR has_database_privilege(oid, '$db', 'TEMPORARY'))")
+    check "the database $db: CONNECT and TEMPORARY for its owner $owner alone ($got)" test "$got" = "$owner"
+done
+for user in "${!DB_OF[@]}"; do
+    for db in "${DB_OF[@]}"; do
+        out=$(db_as "$user" "$db" 'NOTIFY market_auth; NOTIFY market_catalogue; NOTIFY market_webhooks; SELECT 1')
+        if [ "$db" = "${DB_OF[$user]}" ]; then
+            if [ "$out" = 1 ]; then ok "$user connects to its own database $db"; else bad "$user connects to its own database $db" "$out"; fi
+        elif grep -q "permission denied for database \"$db\"" <<<"$out" && ! grep -qx 1 <<<"$out"; then
+            ok "$user is refused by the database $db: its NOTIFY never reaches it"
+        else
+            bad "$user is refused by the database $db" "$out"
+        fi
+    done
+done
+out=$(runuser -u market-shop1 -- psql -X -A -t -h "$WORK/run" -p "$PGPORT" -U market-shop-2 -d shop-2 -c 'SELECT 1' 2>&1)
+if grep -q 'Peer authentication failed for user "market-shop-2"' <<<"$out"; then
+    ok "market-shop1 cannot log in as the role market-shop-2 (peer authentication)"
+else
+    bad "market-shop1 cannot log in as the role market-shop-2" "$out"
+fi
 
 # The template units, through an instance: verify (with the site's drop-ins and slice)
 # and the sandbox's exposure.
@@ -737,7 +783,7 @@ check "market-shop-2 cannot read site shop1's nginx log" bash -c \
 cat >/usr/share/market/sql/999_package_check.sql <<'EOF'
 CREATE TABLE package_check_upgrade (id int);
 EOF
-runuser -u market -- psql -X -q -h "$WORK/run" -p "$PGPORT" -d market -c 'ALTER DATABASE "shop-2" ALLOW_CONNECTIONS false'
+pg psql -X -q -h "$WORK/run" -p "$PGPORT" -d postgres -c 'ALTER DATABASE "shop-2" ALLOW_CONNECTIONS false'
 DPKG_MAINTSCRIPT_PACKAGE=market DPKG_MAINTSCRIPT_NAME=postinst \
     /var/lib/dpkg/info/market.postinst configure 0.9 >"$WORK/log/postinst-upgrade.log" 2>&1
 postinst_rc=$?
@@ -747,14 +793,14 @@ check "it says site shop1 migrated and site shop-2 failed" bash -c "
     grep -q '^site shop1: migrated' '$WORK/log/postinst-upgrade.log' &&
     grep -q '^site shop-2: the migrations failed' '$WORK/log/postinst-upgrade.log' &&
     grep -q 'the migrations of these sites failed (see above): shop-2\$' '$WORK/log/postinst-upgrade.log'"
-table() { runuser -u market -- psql -X -A -t -h "$WORK/run" -p "$PGPORT" -d "$1" -c "SELECT to_regclass('package_check_upgrade') IS NOT NULL"; }
+table() { pg psql -X -A -t -h "$WORK/run" -p "$PGPORT" -d "$1" -c "SELECT to_regclass('package_check_upgrade') IS NOT NULL"; }
 check "site shop1's database has the new migration" test "$(table shop1)" = t
 check "the default site's database was not touched by the sites' upgrade" test "$(table market)" = f
 upgrade_out=$(market-admin site upgrade 2>&1)
 rc=$?
 check "market-admin site upgrade: exit $rc, naming shop-2 only" bash -c "
     [ $rc = 1 ] && grep -q 'failed (see above): shop-2\$' <<<'$upgrade_out' && grep -q '^site shop1: migrated' <<<'$upgrade_out'"
-runuser -u market -- psql -X -q -h "$WORK/run" -p "$PGPORT" -d market -c 'ALTER DATABASE "shop-2" ALLOW_CONNECTIONS true'
+pg psql -X -q -h "$WORK/run" -p "$PGPORT" -d postgres -c 'ALTER DATABASE "shop-2" ALLOW_CONNECTIONS true'
 check "once its database answers, site upgrade shop-2 migrates it" market-admin site upgrade shop-2
 check "site shop-2's database has the new migration" test "$(table shop-2)" = t
 rm -f /usr/share/market/sql/999_package_check.sql
@@ -776,7 +822,7 @@ got=$(products shop-2.test "${SITE_KEY[shop-2]}")
 check "site shop-2 still serves its catalogue ($got)" test "$got" = "prod_shop_2_$RUN"
 check "market-admin site remove shop1 --purge: its settings and secret go" bash -c \
     "market-admin site remove shop1 --purge >/dev/null && [ ! -e /etc/market/sites/shop1.env ] && [ ! -e /etc/market/sites/shop1.secret ]"
-check "the database of site shop1 stays" test "$(runuser -u market -- psql -X -A -t -h "$WORK/run" -p "$PGPORT" -d shop1 -c 'SELECT 1')" = 1
+check "the database of site shop1 stays" test "$(pg psql -X -A -t -h "$WORK/run" -p "$PGPORT" -d shop1 -c 'SELECT 1')" = 1
 
 # --- 6. remove, then purge -------------------------------------------------------------------------
 stop_started
