@@ -22,7 +22,8 @@ const (
 	// a POST route; code insufficient_scope).
 	KindPermission Kind = "permission"
 	// KindNotFound: 404, an unknown or invisible resource (resource_missing) or path
-	// (route_not_found).
+	// (route_not_found: also a call of the extension webhook-management, WebhooksService
+	// but Create and EventsService, on a server without it).
 	KindNotFound Kind = "not_found"
 	// KindRateLimit: 429, the key's requests per minute are used up (rate_limited).
 	// RetryAfter tells how long until the window ends.

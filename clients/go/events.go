@@ -11,6 +11,11 @@ import (
 // EventsService reads the events of the key's account and mode back, with their
 // deliveries: GET /v1/events and GET /v1/events/:id. Use it as c.Events, for instance to
 // catch up on deliveries a receiver missed (see the README).
+//
+// Both routes belong to the API's extension webhook-management, which a server has only
+// when its operator sets MARKET_API_EXTENSIONS=webhook-management (off by default).
+// Without it every call here returns an *Error of KindNotFound (ErrNotFound), Status 404,
+// Code route_not_found, never retried.
 type EventsService struct{ c *Client }
 
 // EventListParams are the query parameters of GET /v1/events. Zero values are left
@@ -64,19 +69,27 @@ func formatTime(t time.Time) string {
 // List returns one page of the events of the key's account and mode, newest first
 // (GET /v1/events), each exactly the payload that was (or will be) delivered.
 // params may be nil.
+//
+// It needs the server's extension webhook-management (MARKET_API_EXTENSIONS); without it
+// the error is an *Error of KindNotFound with Code route_not_found.
 func (s *EventsService) List(ctx context.Context, params *EventListParams) (*EventPage, error) {
 	return getPage[EventPage](ctx, s.c, "/v1/events", params.values())
 }
 
 // All returns an iterator over every event params select, newest first, all pages
 // included, fetched lazily (no request is sent before the first Next). params may be
-// nil.
+// nil. It needs the extension webhook-management: without it the first Next returns
+// false and Err is an *Error of KindNotFound (route_not_found).
 func (s *EventsService) All(ctx context.Context, params *EventListParams) *EventIter {
 	return &EventIter{p: walk[Event, EventPage](ctx, s.c, "/v1/events", params.values())}
 }
 
 // Get returns one event ("evt_...") with its Deliveries (GET /v1/events/:id). An event
-// of another account or mode, pruned or unknown, is an *Error of KindNotFound.
+// of another account or mode, pruned or unknown, is an *Error of KindNotFound
+// (resource_missing).
+//
+// It needs the server's extension webhook-management (MARKET_API_EXTENSIONS); without it
+// the error is an *Error of KindNotFound with Code route_not_found.
 func (s *EventsService) Get(ctx context.Context, id string) (*Event, error) {
 	if id == "" {
 		return nil, errors.New("market: Events.Get: empty event id")

@@ -6,8 +6,11 @@ package market_test
 // MARKET_ADMIN, FILES_ROOT, DOWNLOAD_BASE_URL, MARKET_SECRET_FILE), plus
 // MARKET_IT_TLS_CERT / MARKET_IT_TLS_KEY: a certificate for 127.0.0.1 signed by the CA
 // the stack's market-webhookd trusts (MARKET_WEBHOOK_CA_FILE). The stack must run with
-// MARKET_WEBHOOK_ALLOW_PRIVATE=1 and a low MARKET_RATE_LIMIT (test.sh uses 10): each
-// test uses keys of its own so that the limit binds only where a test wants it to.
+// MARKET_WEBHOOK_ALLOW_PRIVATE=1, MARKET_API_EXTENSIONS=webhook-management (the
+// subscription management and events calls) and a low MARKET_RATE_LIMIT (test.sh uses
+// 10): each test uses keys of its own so that the limit binds only where a test wants it
+// to. TestITExtensionOff needs a second stack without any extension, its variables
+// exported with the prefix PLAIN_ (test.sh starts it).
 //
 // The data is imported once per run with market-admin, under ids that carry a random
 // suffix, so the tests can run again against the same stack.

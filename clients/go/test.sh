@@ -7,13 +7,18 @@
 # Builds the C programs if needed (make all), makes a throwaway CA and a certificate for
 # 127.0.0.1 signed by it, starts a stack (tools/stack up) in a new temporary directory on
 # a free port with
+#   MARKET_API_EXTENSIONS=webhook-management   the calls of contract section 13
 #   MARKET_RATE_LIMIT=10                 so that a test can meet a real 429 quickly
 #   MARKET_WEBHOOK_ALLOW_PRIVATE=1       the tests' HTTPS receiver is on 127.0.0.1
 #   MARKET_WEBHOOK_RETRIES=1s,2s,4s      retries within a test's patience
 #   MARKET_WEBHOOK_CA_FILE=<the CA>      market-webhookd trusts the receiver
+# and a second, "plain" stack (one worker; its variables exported with the prefix PLAIN_)
+# with none of these but MARKET_WEBHOOK_ALLOW_PRIVATE=1: no extension, the
+# specification's six routes (TestITExtensionOff),
 # then runs gofmt, go vet and `go test -v ./...` with MARKET_IT=1 (the integration tests
-# import their own data with market-admin). The stack is always stopped and the directory
-# removed (GO_IT_KEEP=1 keeps the directory, logs included). Exits non-zero on failure.
+# import their own data with market-admin). The stacks are always stopped and the
+# directory removed (GO_IT_KEEP=1 keeps the directory, logs included). Exits non-zero on
+# failure.
 #
 # Go runs offline: standard library only, GOPROXY=off, caches under clients/go/.cache.
 # Needs: golang-go (Go >= 1.19), openssl, psql (postgresql-client), and what tools/stack
@@ -40,20 +45,26 @@ export GOCACHE="$HERE/.cache/build" GOPATH="$HERE/.cache/gopath" GOMODCACHE="$HE
 
 
 STACK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/market-go-client.XXXXXX")
+PLAIN_DIR=$STACK_DIR/plain
 status=1
 stack_started=0
 show_logs() {
-    local f
-    for f in api.log webhookd.log nginx-error.log postgresql.log; do
-        if [ -s "$STACK_DIR/log/$f" ]; then
-            say "last lines of $STACK_DIR/log/$f:"
-            tail -n 30 -- "$STACK_DIR/log/$f" | sed 's/^/    | /' >&2
-        fi
+    local d f
+    for d in "$STACK_DIR" "$PLAIN_DIR"; do
+        for f in api.log webhookd.log nginx-error.log postgresql.log; do
+            if [ -s "$d/log/$f" ]; then
+                say "last lines of $d/log/$f:"
+                tail -n 30 -- "$d/log/$f" | sed 's/^/    | /' >&2
+            fi
+        done
     done
 }
 cleanup() {
     trap - EXIT INT TERM
     [ "$status" = 0 ] || show_logs
+    if [ "$stack_started" = 1 ] || [ -d "$PLAIN_DIR/run" ]; then
+        "$REPO/tools/stack" down --dir "$PLAIN_DIR" >"$STACK_DIR/down-plain.log" 2>&1 || cat "$STACK_DIR/down-plain.log" >&2
+    fi
     if [ "$stack_started" = 1 ] || [ -d "$STACK_DIR/run" ]; then
         "$REPO/tools/stack" down --dir "$STACK_DIR" >"$STACK_DIR/down.log" 2>&1 || cat "$STACK_DIR/down.log" >&2
     fi
@@ -83,6 +94,19 @@ make_test_tls "$tls" 'market go client test CA' || {
     exit 1
 }
 
+# The plain stack first, with none of this shell's MARKET_* settings (whatever the caller
+# exported too): the defaults, no extension. MARKET_WEBHOOK_ALLOW_PRIVATE=1 only lets
+# TestITExtensionOff subscribe an https://127.0.0.1 URL (nothing is delivered there).
+t0=$SECONDS
+stack_started=1
+PLAIN_PORT=$(free_port 18400-18499) || die "no free port"
+unset_market=()
+while IFS= read -r name; do unset_market+=(-u "$name"); done < <(compgen -v MARKET_ || true)
+plain_exports=$(env "${unset_market[@]}" MARKET_WEBHOOK_ALLOW_PRIVATE=1 \
+    "$REPO/tools/stack" up --dir "$PLAIN_DIR" --port "$PLAIN_PORT" --workers 1)
+eval "$(printf '%s\n' "$plain_exports" | sed -n 's/^export /export PLAIN_/p')"
+
+export MARKET_API_EXTENSIONS=webhook-management
 export MARKET_RATE_LIMIT=10
 export MARKET_WEBHOOK_ALLOW_PRIVATE=1
 export MARKET_WEBHOOK_RETRIES=1s,2s,4s
@@ -90,11 +114,9 @@ export MARKET_WEBHOOK_CA_FILE=$tls/ca.pem
 export MARKET_IT_TLS_CERT=$tls/server.pem MARKET_IT_TLS_KEY=$tls/server.key
 
 PORT=$(free_port 18400-18499) || die "no free port"
-t0=$SECONDS
-stack_started=1
 exports=$("$REPO/tools/stack" up --dir "$STACK_DIR" --port "$PORT" --workers 2)
 eval "$exports"
-say "stack up on $BASE_URL in $((SECONDS - t0)) s (dir $STACK_DIR)"
+say "stacks up in $((SECONDS - t0)) s: $BASE_URL with webhook-management, $PLAIN_BASE_URL without extensions (dir $STACK_DIR)"
 
 export MARKET_IT=1
 set +e

@@ -10,6 +10,14 @@ import (
 // WebhooksService subscribes to events and manages the subscriptions: POST and GET
 // /v1/webhooks, GET, POST and DELETE /v1/webhooks/:id, POST
 // /v1/webhooks/:id/rotate_secret and POST /v1/webhooks/:id/test. Use it as c.Webhooks.
+//
+// Create (POST /v1/webhooks) is a route of the specification and works on every server.
+// The other calls use routes of the API's extension webhook-management, which a server
+// has only when its operator sets MARKET_API_EXTENSIONS=webhook-management (off by
+// default). Without it they return the client's usual *Error, never retried: KindNotFound
+// (ErrNotFound), Status 404, Code route_not_found for Get, Update, Delete, RotateSecret
+// and Test; KindInvalidRequest, Status 405, Code method_not_allowed, header Allow: POST
+// for List and All, whose path exists for Create.
 type WebhooksService struct{ c *Client }
 
 // WebhookParams are the inputs of POST /v1/webhooks.
@@ -34,7 +42,8 @@ type webhookBody struct {
 
 // Create subscribes an HTTPS endpoint to events (POST /v1/webhooks) and returns the
 // subscription with its signing secret, which is shown only here: keep
-// WebhookSubscription.Secret for VerifyWebhook.
+// WebhookSubscription.Secret for VerifyWebhook. It works with or without the server's
+// extension webhook-management.
 func (s *WebhooksService) Create(ctx context.Context, params *WebhookParams) (*WebhookSubscription, error) {
 	if params == nil {
 		return nil, errors.New("market: Webhooks.Create: params with a URL are required")
@@ -68,13 +77,18 @@ func (p *WebhookListParams) values() url.Values {
 
 // List returns one page of the subscriptions of the key's account and mode, newest
 // first (GET /v1/webhooks), without their secrets. params may be nil.
+//
+// It needs the server's extension webhook-management (MARKET_API_EXTENSIONS); without it
+// the error is an *Error of KindInvalidRequest, Status 405, Code method_not_allowed.
 func (s *WebhooksService) List(ctx context.Context, params *WebhookListParams) (*WebhookSubscriptionPage, error) {
 	return getPage[WebhookSubscriptionPage](ctx, s.c, "/v1/webhooks", params.values())
 }
 
 // All returns an iterator over every subscription, all pages included, fetched lazily
 // (no request is sent before the first Next). Limit sets the page size; a Cursor
-// starts the walk from that page. params may be nil.
+// starts the walk from that page. params may be nil. It needs the extension
+// webhook-management: without it the first Next returns false and Err is an *Error of
+// KindInvalidRequest (405 method_not_allowed).
 func (s *WebhooksService) All(ctx context.Context, params *WebhookListParams) *WebhookSubscriptionIter {
 	return &WebhookSubscriptionIter{p: walk[WebhookSubscription, WebhookSubscriptionPage](ctx, s.c, "/v1/webhooks", params.values())}
 }
@@ -87,6 +101,9 @@ func subscriptionPath(id, suffix string) string {
 // Get returns one subscription ("we_...") of the key's account and mode
 // (GET /v1/webhooks/:id), without its secret. An unknown, deleted or invisible id is
 // an *Error of KindNotFound (resource_missing).
+//
+// It needs the server's extension webhook-management (MARKET_API_EXTENSIONS); without it
+// the error is an *Error of KindNotFound with Code route_not_found.
 func (s *WebhooksService) Get(ctx context.Context, id string) (*WebhookSubscription, error) {
 	if id == "" {
 		return nil, errors.New("market: Webhooks.Get: empty subscription id")
@@ -121,6 +138,9 @@ type webhookUpdateBody struct {
 
 // Update changes a subscription (POST /v1/webhooks/:id) and returns it as it is now,
 // without its secret. params may be nil (nothing changes).
+//
+// It needs the server's extension webhook-management (MARKET_API_EXTENSIONS); without it
+// the error is an *Error of KindNotFound with Code route_not_found.
 func (s *WebhooksService) Update(ctx context.Context, id string, params *WebhookUpdateParams) (*WebhookSubscription, error) {
 	if id == "" {
 		return nil, errors.New("market: Webhooks.Update: empty subscription id")
@@ -149,6 +169,9 @@ type WebhookDeleteParams struct {
 // Delete removes a subscription (DELETE /v1/webhooks/:id): it receives nothing more,
 // and its deliveries still pending end as DeliveryEndpointDeleted. params may be nil.
 // A second Delete (with another key) is an *Error of KindNotFound.
+//
+// It needs the server's extension webhook-management (MARKET_API_EXTENSIONS); without it
+// the error is an *Error of KindNotFound with Code route_not_found.
 func (s *WebhooksService) Delete(ctx context.Context, id string, params *WebhookDeleteParams) (*DeletedWebhookSubscription, error) {
 	if id == "" {
 		return nil, errors.New("market: Webhooks.Delete: empty subscription id")
@@ -181,6 +204,9 @@ type rotateBody struct {
 // RotateSecret gives a subscription a new signing secret
 // (POST /v1/webhooks/:id/rotate_secret) and returns the subscription with it in
 // Secret, shown only here: store it. params may be nil.
+//
+// It needs the server's extension webhook-management (MARKET_API_EXTENSIONS); without it
+// the error is an *Error of KindNotFound with Code route_not_found.
 func (s *WebhooksService) RotateSecret(ctx context.Context, id string, params *RotateSecretParams) (*WebhookSubscription, error) {
 	if id == "" {
 		return nil, errors.New("market: Webhooks.RotateSecret: empty subscription id")
@@ -207,6 +233,9 @@ type WebhookTestParams struct {
 // (POST /v1/webhooks/:id/test) and returns it (202), exactly the payload that will be
 // delivered: Type EventWebhookTest, Data.Subscription the subscription's id. params
 // may be nil.
+//
+// It needs the server's extension webhook-management (MARKET_API_EXTENSIONS); without it
+// the error is an *Error of KindNotFound with Code route_not_found.
 func (s *WebhooksService) Test(ctx context.Context, id string, params *WebhookTestParams) (*Event, error) {
 	if id == "" {
 		return nil, errors.New("market: Webhooks.Test: empty subscription id")

@@ -389,26 +389,49 @@ export interface Downloads {
   createLink(id: string, params?: CreateLinkParams): Promise<DownloadLink & WithResponse>;
 }
 
-/** {@link Market}.webhooks (made by the client only). */
+/**
+ * {@link Market}.webhooks (made by the client only).
+ *
+ * `create` (POST /v1/webhooks) is a route of the specification and works on every server.
+ * Every other call here needs the server's extension `webhook-management`
+ * (`MARKET_API_EXTENSIONS=webhook-management`; off by default). Without it, `get`,
+ * `update`, `delete`, `rotateSecret` and `test` reject with {@link NotFoundError}
+ * (status 404, code `route_not_found`), and `list` and `all` with
+ * {@link InvalidRequestError} (status 405, code `method_not_allowed`, `Allow: POST`).
+ */
 export interface Webhooks {
+  /** POST /v1/webhooks: works with or without the extension `webhook-management`. */
   create(params: WebhookCreateParams): Promise<NewWebhookSubscription & WithResponse>;
-  /** Newest first. */
+  /** Newest first. Needs the extension `webhook-management` (else InvalidRequestError 405 `method_not_allowed`). */
   list(params?: WebhookListParams): Promise<Page<WebhookSubscription>>;
+  /** Needs the extension `webhook-management` (else InvalidRequestError 405 `method_not_allowed` at the first page). */
   all(params?: WebhookListParams): AsyncGenerator<WebhookSubscription, void, undefined>;
+  /** Needs the extension `webhook-management` (else NotFoundError 404 `route_not_found`). */
   get(id: string): Promise<WebhookSubscription & WithResponse>;
-  /** Fields not given keep their value. */
+  /** Fields not given keep their value. Needs the extension `webhook-management` (else NotFoundError 404 `route_not_found`). */
   update(id: string, params?: WebhookUpdateParams): Promise<WebhookSubscription & WithResponse>;
+  /** Needs the extension `webhook-management` (else NotFoundError 404 `route_not_found`). */
   delete(id: string, params?: IdempotencyParams): Promise<DeletedWebhookSubscription & WithResponse>;
+  /** Needs the extension `webhook-management` (else NotFoundError 404 `route_not_found`). */
   rotateSecret(id: string, params?: RotateSecretParams): Promise<RotatedWebhookSubscription & WithResponse>;
-  /** Queues a webhook.test event for this subscription alone and resolves to it. */
+  /**
+   * Queues a webhook.test event for this subscription alone and resolves to it.
+   * Needs the extension `webhook-management` (else NotFoundError 404 `route_not_found`).
+   */
   test(id: string, params?: IdempotencyParams): Promise<TestEvent & WithResponse>;
 }
 
-/** {@link Market}.events (made by the client only). */
+/**
+ * {@link Market}.events (made by the client only). Every call needs the server's extension
+ * `webhook-management` (`MARKET_API_EXTENSIONS=webhook-management`; off by default);
+ * without it they reject with {@link NotFoundError} (status 404, code `route_not_found`).
+ */
 export interface Events {
-  /** Newest first. */
+  /** Newest first. Needs the extension `webhook-management` (else NotFoundError 404 `route_not_found`). */
   list(params?: EventListParams): Promise<Page<Event>>;
+  /** Needs the extension `webhook-management` (else NotFoundError 404 `route_not_found` at the first page). */
   all(params?: EventListParams): AsyncGenerator<Event, void, undefined>;
+  /** Needs the extension `webhook-management` (else NotFoundError 404 `route_not_found`). */
   get(id: string): Promise<EventWithDeliveries & WithResponse>;
 }
 
@@ -461,7 +484,10 @@ export declare class MarketError extends Error {
 export declare class AuthenticationError extends MarketError {}
 /** 403 */
 export declare class PermissionError extends MarketError {}
-/** 404 */
+/**
+ * 404: `resource_missing` (no such resource for this key), or `route_not_found` (no such
+ * route: a call of the extension `webhook-management` on a server without it).
+ */
 export declare class NotFoundError extends MarketError {}
 /** 400, 405, 408, 410, 413, 414, 415, 416 and 409 (ConflictError) */
 export declare class InvalidRequestError extends MarketError {}

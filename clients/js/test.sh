@@ -8,9 +8,12 @@
 #      declarations (tsc --noEmit over test/types/usage.ts);
 #   3. makes a throwaway CA and a certificate for 127.0.0.1 signed by it;
 #   4. starts two stacks with tools/stack in a new temporary directory, on free ports:
-#        main: MARKET_WEBHOOK_ALLOW_PRIVATE=1, MARKET_WEBHOOK_RETRIES=1s,2s,4s,
+#        main: MARKET_API_EXTENSIONS=webhook-management (the calls of contract section 13),
+#              MARKET_WEBHOOK_ALLOW_PRIVATE=1, MARKET_WEBHOOK_RETRIES=1s,2s,4s,
 #              MARKET_WEBHOOK_CA_FILE=<the CA>
-#        rl:   MARKET_RATE_LIMIT=3, one worker (the 429 tests)
+#        rl:   MARKET_RATE_LIMIT=3, MARKET_WEBHOOK_ALLOW_PRIVATE=1, one worker, and no
+#              extension: the specification's six routes (the 429 tests, and
+#              extension.test.mjs: the section 13 calls fail with the client's 404)
 #   5. runs the unit tests (test/unit) and the integration tests (test/integration) in one
 #      `node --test` run, which prints the summary;
 #   6. always stops both stacks and removes the directory (MARKET_JS_KEEP=1 keeps it).
@@ -91,15 +94,18 @@ PORT=$(free_port 18100-18199) || {
     exit 1
 }
 t0=$SECONDS
-main_exports=$(env MARKET_WEBHOOK_ALLOW_PRIVATE=1 MARKET_WEBHOOK_RETRIES=1s,2s,4s \
+main_exports=$(env MARKET_API_EXTENSIONS=webhook-management \
+    MARKET_WEBHOOK_ALLOW_PRIVATE=1 MARKET_WEBHOOK_RETRIES=1s,2s,4s \
     MARKET_WEBHOOK_CA_FILE="$TLS_CA" \
     "$REPO/tools/stack" up --dir "$DIR/main" --port "$PORT" --workers 2)
 RL_PORT=$(free_port 18100-18199) || {
     say "no free port"
     exit 1
 }
-rl_exports=$(env MARKET_RATE_LIMIT=3 "$REPO/tools/stack" up --dir "$DIR/rl" --port "$RL_PORT" --workers 1)
-say "stacks up in $((SECONDS - t0)) s (main on $PORT, rate limit 3 on $RL_PORT; dir $DIR)"
+# No MARKET_API_EXTENSIONS here: this stack is the default, the specification's six routes.
+rl_exports=$(env MARKET_RATE_LIMIT=3 MARKET_WEBHOOK_ALLOW_PRIVATE=1 \
+    "$REPO/tools/stack" up --dir "$DIR/rl" --port "$RL_PORT" --workers 1)
+say "stacks up in $((SECONDS - t0)) s (main with webhook-management on $PORT, rate limit 3 without extensions on $RL_PORT; dir $DIR)"
 eval "$(printf '%s\n' "$rl_exports" | sed -n 's/^export /export RL_/p')"
 eval "$main_exports"
 

@@ -11,10 +11,14 @@
 # they are missing or out of date.
 #
 # The stack runs with:
+#   MARKET_API_EXTENSIONS=webhook-management   the calls of contract section 13
 #   MARKET_RATE_LIMIT=20                 a real 429 within a few requests (RateLimitTest)
 #   MARKET_WEBHOOK_ALLOW_PRIVATE=1       the webhook receiver listens on 127.0.0.1
 #   MARKET_WEBHOOK_RETRIES=1s,2s,4s      retries within a test's patience
 #   MARKET_WEBHOOK_CA_FILE=<throwaway CA made here>   trusted for the receiver's certificate
+# A second, "plain" stack (one worker; its variables exported with the prefix PLAIN_) has
+# none of these but MARKET_WEBHOOK_ALLOW_PRIVATE=1: no extension, the specification's six
+# routes (ExtensionOffTest).
 # PHP_TEST_KEEP=1 keeps the temporary directory (logs, database) after the run.
 set -euo pipefail
 
@@ -50,17 +54,20 @@ fi
 # --- a temporary directory, always cleaned up ---------------------------------------------
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/market-php-test.XXXXXX")
 STACK_DIR=$WORK/stack
+PLAIN_DIR=$WORK/plain
 JUNIT=$WORK/junit.xml
 status=1
 stack_started=0
 
 show_logs() {
-    local f
-    for f in api.log webhookd.log nginx-error.log postgresql.log; do
-        if [ -s "$STACK_DIR/log/$f" ]; then
-            say "last lines of $f:"
-            tail -n 30 -- "$STACK_DIR/log/$f" | sed 's/^/    | /' >&2
-        fi
+    local d f
+    for d in "$STACK_DIR" "$PLAIN_DIR"; do
+        for f in api.log webhookd.log nginx-error.log postgresql.log; do
+            if [ -s "$d/log/$f" ]; then
+                say "last lines of $d/log/$f:"
+                tail -n 30 -- "$d/log/$f" | sed 's/^/    | /' >&2
+            fi
+        done
     done
 }
 
@@ -85,7 +92,8 @@ cleanup() {
     trap - EXIT INT TERM
     [ "$status" = 0 ] || [ "$stack_started" = 0 ] || show_logs
     if [ "$stack_started" = 1 ]; then
-        "$REPO/tools/stack" down --dir "$STACK_DIR" >&2 || true
+        [ ! -d "$PLAIN_DIR" ] || "$REPO/tools/stack" down --dir "$PLAIN_DIR" >&2 || true
+        [ ! -d "$STACK_DIR" ] || "$REPO/tools/stack" down --dir "$STACK_DIR" >&2 || true
     fi
     local line
     line=$(summary)
@@ -113,20 +121,31 @@ make_test_tls "$tls" 'market php client test CA' || {
 }
 export PHP_IT_TLS_CA=$tls/ca.pem PHP_IT_TLS_CERT=$tls/server.pem PHP_IT_TLS_KEY=$tls/server.key
 
+# The plain stack first, with none of this shell's MARKET_* settings (whatever the caller
+# exported too): the defaults, no extension. MARKET_WEBHOOK_ALLOW_PRIVATE=1 only lets
+# ExtensionOffTest subscribe an https://127.0.0.1 URL (nothing is delivered there).
+t0=$SECONDS
+stack_started=1
+PLAIN_PORT=$(free_port 18300-18399) || die "no free port"
+unset_market=()
+while IFS= read -r name; do unset_market+=(-u "$name"); done < <(compgen -v MARKET_ || true)
+plain_exports=$(env "${unset_market[@]}" MARKET_WEBHOOK_ALLOW_PRIVATE=1 \
+    "$REPO/tools/stack" up --dir "$PLAIN_DIR" --port "$PLAIN_PORT" --workers 1)
+eval "$(printf '%s\n' "$plain_exports" | sed -n 's/^export /export PLAIN_/p')"
+
 PORT=$(free_port 18300-18399) || die "no free port"
 
+export MARKET_API_EXTENSIONS=webhook-management
 export MARKET_RATE_LIMIT=20
 export MARKET_WEBHOOK_ALLOW_PRIVATE=1
 export MARKET_WEBHOOK_RETRIES=1s,2s,4s
 export MARKET_WEBHOOK_CA_FILE=$PHP_IT_TLS_CA
 unset MARKET_FILES_ROOT MARKET_DOWNLOAD_BASE_URL MARKET_BASE_URL
 
-t0=$SECONDS
-stack_started=1
 exports=$("$REPO/tools/stack" up --dir "$STACK_DIR" --port "$PORT" --workers 2)
 eval "$exports"
 export BASE_URL DOWNLOAD_BASE_URL MARKET_DB MARKET_SECRET_FILE FILES_ROOT MARKET_ADMIN
-say "stack up on $BASE_URL in $((SECONDS - t0)) s"
+say "stacks up in $((SECONDS - t0)) s: $BASE_URL with webhook-management, $PLAIN_BASE_URL without extensions"
 
 # --- the tests ----------------------------------------------------------------------------------
 cd "$HERE"

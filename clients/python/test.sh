@@ -8,10 +8,14 @@
 # Builds the programs if needed (make all), makes a throwaway CA and a certificate for
 # 127.0.0.1 signed by it, starts a stack (tools/stack up) in a new temporary folder on a
 # free port with
+#   MARKET_API_EXTENSIONS=webhook-management   (the calls of contract section 13)
 #   MARKET_WEBHOOK_ALLOW_PRIVATE=1  MARKET_WEBHOOK_RETRIES=1s,2s,4s
 #   MARKET_WEBHOOK_CA_FILE=<the throwaway CA>
+# and a second, "plain" one (one worker, its variables exported with the prefix PLAIN_)
+# with no MARKET_* setting but MARKET_WEBHOOK_ALLOW_PRIVATE=1: no extension, the
+# specification's six routes (tests/test_integration_extension_off.py),
 # runs `python3 -m unittest discover -v` in clients/python (or the given arguments, e.g.
-# `tests.test_integration_webhooks`), always stops the stack and removes the folder, and
+# `tests.test_integration_webhooks`), always stops both stacks and removes the folder, and
 # exits with the tests' status. The last line is a summary:
 #   python-client: N passed, 0 failed, 0 skipped
 #
@@ -28,12 +32,14 @@ PY=${PYTHON:-/usr/bin/python3}
 say() { printf 'python-client: %s\n' "$*" >&2; }
 
 show_logs() {
-    local f
-    for f in api.log webhookd.log nginx-error.log postgresql.log migrate.log; do
-        if [ -s "$STACK_DIR/log/$f" ]; then
-            say "last lines of $STACK_DIR/log/$f:"
-            tail -n 30 -- "$STACK_DIR/log/$f" | sed 's/^/    | /' >&2
-        fi
+    local d f
+    for d in "$STACK_DIR" "$PLAIN_DIR"; do
+        for f in api.log webhookd.log nginx-error.log postgresql.log migrate.log; do
+            if [ -s "$d/log/$f" ]; then
+                say "last lines of $d/log/$f:"
+                tail -n 30 -- "$d/log/$f" | sed 's/^/    | /' >&2
+            fi
+        done
     done
 }
 
@@ -45,11 +51,13 @@ command -v "$PY" >/dev/null || {
 make -s -C "$REPO" all >&2
 
 STACK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/market-pyclient.XXXXXX")
+PLAIN_DIR=$STACK_DIR/plain
 status=1
 summary=''
 cleanup() {
     trap - EXIT INT TERM
     [ "$status" = 0 ] || show_logs
+    [ ! -d "$PLAIN_DIR" ] || "$REPO/tools/stack" down --dir "$PLAIN_DIR" || true
     "$REPO/tools/stack" down --dir "$STACK_DIR" || true
     if [ "${PY_CLIENT_KEEP:-0}" = 1 ]; then
         say "kept $STACK_DIR"
@@ -76,12 +84,25 @@ export MARKET_WEBHOOK_ALLOW_PRIVATE=1
 export MARKET_WEBHOOK_RETRIES=1s,2s,4s
 # The tests expect the default limit (600); the rate-limit test lowers it itself.
 unset MARKET_RATE_LIMIT
+# The routes of contract section 13 (webhooks.list ... events.get) for their tests; the
+# rate-limit test's restarts keep it (they pass this environment on).
+export MARKET_API_EXTENSIONS=webhook-management
+
+# The plain stack first, with none of this shell's MARKET_* settings (whatever the caller
+# exported too): the defaults, no extension. MARKET_WEBHOOK_ALLOW_PRIVATE=1 only lets the
+# extension-off test subscribe an https://127.0.0.1 URL (nothing is delivered there).
+t0=$SECONDS
+PLAIN_PORT=$(free_port 18200-18299)
+unset_market=()
+while IFS= read -r name; do unset_market+=(-u "$name"); done < <(compgen -v MARKET_ || true)
+plain_exports=$(env "${unset_market[@]}" MARKET_WEBHOOK_ALLOW_PRIVATE=1 \
+    "$REPO/tools/stack" up --dir "$PLAIN_DIR" --port "$PLAIN_PORT" --workers 1)
+eval "$(printf '%s\n' "$plain_exports" | sed -n 's/^export /export PLAIN_/p')"
 
 PORT=$(free_port 18200-18299)
-t0=$SECONDS
 exports=$("$REPO/tools/stack" up --dir "$STACK_DIR" --port "$PORT")
 eval "$exports"
-say "stack up on $BASE_URL in $((SECONDS - t0)) s (dir $STACK_DIR)"
+say "stacks up in $((SECONDS - t0)) s: $BASE_URL with webhook-management, $PLAIN_BASE_URL without extensions (dir $STACK_DIR)"
 export MARKET_TEST_REQUIRE_STACK=1
 
 if [ $# -gt 0 ]; then

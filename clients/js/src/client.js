@@ -343,39 +343,51 @@ class Downloads extends Resource {
   }
 }
 
+// Every call of Webhooks but create, and every call of Events, uses a route of the API's
+// extension webhook-management, which a server has only with
+// MARKET_API_EXTENSIONS=webhook-management (off by default). Without it the server answers
+// as for any path it does not have and the call rejects with the usual errors: a
+// NotFoundError (404 route_not_found), or for list and all, whose path /v1/webhooks exists
+// for create, an InvalidRequestError (405 method_not_allowed, Allow: POST).
 class Webhooks extends Resource {
-  /** POST /v1/webhooks; params: url, events, description, idempotencyKey. */
+  /** POST /v1/webhooks; params: url, events, description, idempotencyKey. A route of the
+   * specification: works with or without the extension webhook-management. */
   create(params) {
     if (params === undefined || params === null) throw new TypeError('webhooks.create needs { url }');
     const [idempotencyKey, fields] = takeIdempotencyKey(params);
     return call(this, 'POST', '/v1/webhooks', { body: encodeBody(fields) ?? {}, idempotencyKey, schema: WEBHOOK_SUBSCRIPTION });
   }
 
-  /** GET /v1/webhooks: one page, newest first. params: limit, cursor. */
+  /** GET /v1/webhooks: one page, newest first. params: limit, cursor. Extension
+   * webhook-management (without it: InvalidRequestError 405 method_not_allowed). */
   list(params) {
     return call(this, 'GET', '/v1/webhooks', { query: listParams(params), schema: WEBHOOK_SUBSCRIPTION_PAGE });
   }
 
-  /** Every subscription of every page, fetched lazily. params: limit. */
+  /** Every subscription of every page, fetched lazily. params: limit. Extension
+   * webhook-management (without it: InvalidRequestError 405 at the first page). */
   all(params) {
     const p = listParams(params);
     return walk((q) => this.list(q), p);
   }
 
-  /** GET /v1/webhooks/:id */
+  /** GET /v1/webhooks/:id. Extension webhook-management (without it: NotFoundError
+   * 404 route_not_found, as for the calls below). */
   get(id) {
     return call(this, 'GET', `/v1/webhooks/${pathId('id', id)}`, { schema: WEBHOOK_SUBSCRIPTION });
   }
 
   /** POST /v1/webhooks/:id; params: url, events, description, disabled, idempotencyKey.
-   * Fields not given keep their value; no field at all sends {} (changes nothing). */
+   * Fields not given keep their value; no field at all sends {} (changes nothing).
+   * Extension webhook-management. */
   update(id, params) {
     const path = `/v1/webhooks/${pathId('id', id)}`;
     const [idempotencyKey, fields] = takeIdempotencyKey(params);
     return call(this, 'POST', path, { body: encodeBody(fields) ?? {}, idempotencyKey, schema: WEBHOOK_SUBSCRIPTION });
   }
 
-  /** DELETE /v1/webhooks/:id; options: idempotencyKey. Resolves to {id, object, deleted: true}. */
+  /** DELETE /v1/webhooks/:id; options: idempotencyKey. Resolves to {id, object, deleted: true}.
+   * Extension webhook-management. */
   delete(id, options) {
     const path = `/v1/webhooks/${pathId('id', id)}`;
     const idempotencyKey = onlyIdempotencyKey('webhooks.delete', options);
@@ -383,7 +395,8 @@ class Webhooks extends Resource {
   }
 
   /** POST /v1/webhooks/:id/rotate_secret; options: expireOldIn (seconds the replaced
-   * secret keeps signing, 0..604800), idempotencyKey. The answer has the new secret. */
+   * secret keeps signing, 0..604800), idempotencyKey. The answer has the new secret.
+   * Extension webhook-management. */
   rotateSecret(id, options) {
     const path = `/v1/webhooks/${pathId('id', id)}/rotate_secret`;
     const [idempotencyKey, fields] = takeIdempotencyKey(options);
@@ -391,7 +404,7 @@ class Webhooks extends Resource {
   }
 
   /** POST /v1/webhooks/:id/test; options: idempotencyKey. Resolves to the webhook.test
-   * event queued for this subscription (answered 202). */
+   * event queued for this subscription (answered 202). Extension webhook-management. */
   test(id, options) {
     const path = `/v1/webhooks/${pathId('id', id)}/test`;
     const idempotencyKey = onlyIdempotencyKey('webhooks.test', options);
@@ -399,20 +412,24 @@ class Webhooks extends Resource {
   }
 }
 
+// The routes of Events all belong to the extension webhook-management (see Webhooks): without
+// it every call rejects with a NotFoundError (404 route_not_found).
 class Events extends Resource {
   /** GET /v1/events: one page, newest first. params: type, createdGte, createdLt (a Date,
-   * sent as RFC 3339 UTC, or a string sent as it is), limit, cursor. */
+   * sent as RFC 3339 UTC, or a string sent as it is), limit, cursor. Extension
+   * webhook-management. */
   list(params) {
     return call(this, 'GET', '/v1/events', { query: listParams(params), schema: EVENT_PAGE });
   }
 
-  /** Every event of every page, fetched lazily; the same filters on every page. */
+  /** Every event of every page, fetched lazily; the same filters on every page. Extension
+   * webhook-management. */
   all(params) {
     const p = listParams(params);
     return walk((q) => this.list(q), p);
   }
 
-  /** GET /v1/events/:id: the event with its deliveries. */
+  /** GET /v1/events/:id: the event with its deliveries. Extension webhook-management. */
   get(id) {
     return call(this, 'GET', `/v1/events/${pathId('id', id)}`, { schema: EVENT_WITH_DELIVERIES });
   }

@@ -34,7 +34,8 @@ export class MarketError extends Error {
 export class AuthenticationError extends MarketError {}
 /** 403: the key lacks the scope the route needs. */
 export class PermissionError extends MarketError {}
-/** 404: no such resource (or route). */
+/** 404: no such resource (resource_missing) or route (route_not_found: a call of the
+ * extension webhook-management on a server without it). */
 export class NotFoundError extends MarketError {}
 /** 400, 405, 408, 410, 413, 414, 415, 416 and other 4xx: the request is not acceptable. */
 export class InvalidRequestError extends MarketError {}

@@ -180,7 +180,17 @@ class Downloads(_Resource):
 class Webhooks(_Resource):
     """Webhook subscriptions: ``POST /v1/webhooks``, ``GET /v1/webhooks``, ``GET``, ``POST``
     and ``DELETE /v1/webhooks/:id``, ``POST /v1/webhooks/:id/rotate_secret`` and
-    ``POST /v1/webhooks/:id/test``."""
+    ``POST /v1/webhooks/:id/test``.
+
+    :meth:`create` (``POST /v1/webhooks``) is a route of the specification and works on
+    every server. The other calls use routes of the API's extension ``webhook-management``,
+    which a server has only when its operator sets
+    ``MARKET_API_EXTENSIONS=webhook-management`` (off by default). Without it they raise
+    the client's usual errors, never retried: :class:`NotFoundError` (status 404, code
+    ``route_not_found``) for :meth:`get`, :meth:`update`, :meth:`delete`,
+    :meth:`rotate_secret` and :meth:`test`; :class:`InvalidRequestError` (status 405, code
+    ``method_not_allowed``, header ``Allow: POST``) for :meth:`list` and :meth:`all`, whose
+    path exists for :meth:`create`."""
 
     def create(
         self,
@@ -196,6 +206,7 @@ class Webhooks(_Resource):
         ``payout.sent`` (all four when None). ``description``: up to 500 characters.
         ``idempotency_key`` as for :meth:`Downloads.create_link`. The answer's ``secret``
         is shown only now: keep it to verify deliveries with :func:`market.verify_webhook`.
+        Works with or without the server's extension ``webhook-management``.
         """
         body: dict = {"url": url}
         if events is not None:
@@ -210,15 +221,23 @@ class Webhooks(_Resource):
 
         ``limit`` 1..100 (default 20); ``cursor``: a page's ``next_cursor``. The secrets are
         not shown (``secret`` is None).
+
+        Needs the server's extension ``webhook-management``
+        (``MARKET_API_EXTENSIONS=webhook-management``); without it
+        :class:`InvalidRequestError` (405, code ``method_not_allowed``, ``Allow: POST``).
         """
         return self._page("/v1/webhooks", [("limit", limit), ("cursor", cursor)], WebhookSubscription.from_json)
 
     def all(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> Iterator[WebhookSubscription]:
-        """Every subscription of every page, as a generator fetching pages lazily."""
+        """Every subscription of every page, as a generator fetching pages lazily. Needs the
+        extension ``webhook-management`` (without it the first ``next()`` raises
+        :class:`InvalidRequestError` 405 ``method_not_allowed``)."""
         return _walk(lambda c: self.list(limit=limit, cursor=c), cursor)
 
     def get(self, id: str) -> WebhookSubscription:
-        """One subscription (``we_...``), without its secret; :class:`NotFoundError` if none."""
+        """One subscription (``we_...``), without its secret; :class:`NotFoundError` if none
+        (``resource_missing``). Needs the extension ``webhook-management`` (without it
+        :class:`NotFoundError` ``route_not_found``)."""
         return _subscription(self._t.request("GET", f"/v1/webhooks/{path_segment('id', id)}"))
 
     def update(
@@ -237,6 +256,10 @@ class Webhooks(_Resource):
         checked again); ``disabled=True`` stops deliveries to it, ``disabled=False``
         enables it again. With no field the body is ``{}``, which changes nothing.
         ``idempotency_key`` as for :meth:`Downloads.create_link`.
+
+        Needs the server's extension ``webhook-management``
+        (``MARKET_API_EXTENSIONS=webhook-management``); without it :class:`NotFoundError`
+        (404, code ``route_not_found``).
         """
         body: dict = {}
         if url is not None:
@@ -259,6 +282,10 @@ class Webhooks(_Resource):
         as ``endpoint_deleted``. A second delete is :class:`NotFoundError`, except the
         retries of one call, which carry its Idempotency-Key (``idempotency_key``, or one
         generated for the call) and so get the first answer again.
+
+        Needs the server's extension ``webhook-management``
+        (``MARKET_API_EXTENSIONS=webhook-management``); without it :class:`NotFoundError`
+        (404, code ``route_not_found``).
         """
         resp = self._t.request("DELETE", f"/v1/webhooks/{path_segment('id', id)}", idempotency_key=idempotency_key)
         return _answered(DeletedWebhookSubscription.from_json(resp.data), resp)
@@ -272,6 +299,10 @@ class Webhooks(_Resource):
         new one (every delivery meanwhile carries both signatures); 0 ends it at once (a
         leaked secret); the server's default (24 h) when None. ``idempotency_key`` as for
         :meth:`Downloads.create_link`: a replay shows the same new secret.
+
+        Needs the server's extension ``webhook-management``
+        (``MARKET_API_EXTENSIONS=webhook-management``); without it :class:`NotFoundError`
+        (404, code ``route_not_found``).
         """
         body = None
         if expire_old_in is not None:
@@ -290,6 +321,10 @@ class Webhooks(_Resource):
 
         ``idempotency_key`` as for :meth:`Downloads.create_link`: a replay returns the same
         event and queues nothing more.
+
+        Needs the server's extension ``webhook-management``
+        (``MARKET_API_EXTENSIONS=webhook-management``); without it :class:`NotFoundError`
+        (404, code ``route_not_found``).
         """
         resp = self._t.request(
             "POST", f"/v1/webhooks/{path_segment('id', id)}/test", idempotency_key=idempotency_key
@@ -299,7 +334,12 @@ class Webhooks(_Resource):
 
 class Events(_Resource):
     """The events of the key's account and mode, as delivered: ``GET /v1/events`` and
-    ``GET /v1/events/:id``."""
+    ``GET /v1/events/:id``.
+
+    Both routes belong to the API's extension ``webhook-management``, which a server has
+    only when its operator sets ``MARKET_API_EXTENSIONS=webhook-management`` (off by
+    default). Without it every call here raises :class:`NotFoundError` (status 404, code
+    ``route_not_found``), never retried."""
 
     def list(
         self,
@@ -317,6 +357,10 @@ class Events(_Resource):
         at or after / before a time, a :class:`datetime.datetime` (sent in UTC; a naive one
         is taken as UTC) or an RFC 3339 string sent as it is. ``limit`` 1..100; ``cursor``
         (a cursor holds the filters it was made with: pass the same ones).
+
+        Needs the server's extension ``webhook-management``
+        (``MARKET_API_EXTENSIONS=webhook-management``); without it :class:`NotFoundError`
+        (404, code ``route_not_found``).
         """
         return self._page(
             "/v1/events",
@@ -340,7 +384,9 @@ class Events(_Resource):
         cursor: Optional[str] = None,
     ) -> Iterator[Event]:
         """Every matching event of every page, newest first, as a generator fetching pages
-        lazily; takes the parameters of :meth:`list` (``limit`` is the page size)."""
+        lazily; takes the parameters of :meth:`list` (``limit`` is the page size). Needs the
+        extension ``webhook-management`` (without it the first ``next()`` raises
+        :class:`NotFoundError` ``route_not_found``)."""
         format_timestamp("created_gte", created_gte)  # a wrong type fails now, not at the first next()
         format_timestamp("created_lt", created_lt)
         return _walk(
@@ -349,7 +395,9 @@ class Events(_Resource):
         )
 
     def get(self, id: str) -> EventDetail:
-        """One event (``evt_...``) with its ``deliveries``; :class:`NotFoundError` if none."""
+        """One event (``evt_...``) with its ``deliveries``; :class:`NotFoundError` if none
+        (``resource_missing``). Needs the extension ``webhook-management`` (without it
+        :class:`NotFoundError` ``route_not_found``)."""
         resp = self._t.request("GET", f"/v1/events/{path_segment('id', id)}")
         return _answered(EventDetail.from_json(resp.data), resp)
 

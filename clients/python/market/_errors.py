@@ -94,7 +94,10 @@ class PermissionDeniedError(MarketError):
 
 
 class NotFoundError(MarketError):
-    """404 ``resource_missing``: nothing the caller may see has that id."""
+    """404 ``resource_missing``: nothing the caller may see has that id; or 404
+    ``route_not_found``: the server has no such route (a call of the extension
+    ``webhook-management``, :class:`Webhooks` but ``create`` and :class:`Events`, on a
+    server without it)."""
 
 
 class ConflictError(MarketError):

@@ -12,7 +12,14 @@ MARKET_TEST_REQUIRE_STACK=1 (test.sh sets it), which makes that an error.
 
 The webhook test needs MARKET_TEST_TLS_CERT and MARKET_TEST_TLS_KEY (a certificate for
 127.0.0.1 signed by a CA that the stack's market-webhookd trusts through
-MARKET_WEBHOOK_CA_FILE) and a stack started with MARKET_WEBHOOK_ALLOW_PRIVATE=1.
+MARKET_WEBHOOK_CA_FILE) and a stack started with MARKET_WEBHOOK_ALLOW_PRIVATE=1. The tests
+of subscription management and events need the stack's extension:
+MARKET_API_EXTENSIONS=webhook-management (test.sh sets it).
+
+test_integration_extension_off.py needs a second stack without any extension, its
+variables exported with the prefix PLAIN_ (PLAIN_BASE_URL, PLAIN_MARKET_ADMIN,
+PLAIN_MARKET_DB, PLAIN_MARKET_SECRET_FILE, ...; test.sh starts it), and is skipped (or
+fails, under MARKET_TEST_REQUIRE_STACK=1) without one.
 """
 
 from __future__ import annotations
@@ -83,6 +90,49 @@ def import_doc(doc: Dict[str, Any]) -> str:
 
 def new_key(account: str, mode: str = "test", access: str = "read-write") -> str:
     return admin("key", "create", "--account", account, "--mode", mode, "--access", access).strip()
+
+
+class PlainStack:
+    """The second stack of test.sh: no MARKET_API_EXTENSIONS, the specification's six routes
+    (its tools/stack variables exported with the prefix PLAIN_)."""
+
+    VARS = ("PLAIN_BASE_URL", "PLAIN_MARKET_ADMIN", "PLAIN_MARKET_DB", "PLAIN_MARKET_SECRET_FILE")
+
+    @classmethod
+    def require(cls) -> "PlainStack":
+        missing = [n for n in cls.VARS if not os.environ.get(n)]
+        if missing:
+            msg = f"no stack without extensions ({', '.join(missing)} not set): run clients/python/test.sh"
+            if os.environ.get("MARKET_TEST_REQUIRE_STACK") == "1":
+                raise RuntimeError(msg)
+            raise unittest.SkipTest(msg)
+        return cls()
+
+    def __init__(self) -> None:
+        self.base_url = env("PLAIN_BASE_URL")
+
+    def admin(self, *args: str, input: Optional[str] = None) -> str:
+        """market-admin on this stack's database and secret."""
+        e = dict(os.environ)
+        e["MARKET_DB"] = env("PLAIN_MARKET_DB")
+        e["MARKET_SECRET_FILE"] = env("PLAIN_MARKET_SECRET_FILE")
+        e.pop("MARKET_API_EXTENSIONS", None)
+        for name in ("FILES_ROOT", "DOWNLOAD_BASE_URL"):
+            if os.environ.get("PLAIN_" + name):
+                e["MARKET_" + name] = os.environ["PLAIN_" + name]
+        r = subprocess.run(
+            [env("PLAIN_MARKET_ADMIN"), *args], input=input, capture_output=True, text=True, env=e, timeout=120
+        )
+        if r.returncode != 0:
+            raise RuntimeError(f"market-admin {' '.join(args)} exited with {r.returncode}: {r.stderr.strip()}")
+        return r.stdout
+
+    def new_key(self, account: str, access: str = "read-write") -> str:
+        return self.admin("key", "create", "--account", account, "--mode", "test", "--access", access).strip()
+
+    def client(self, key: str, **kw: Any) -> market.Market:
+        kw.setdefault("sleep", no_sleep)
+        return market.Market(key, base_url=self.base_url, **kw)
 
 
 def psql(sql: str) -> str:

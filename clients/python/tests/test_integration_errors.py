@@ -141,8 +141,9 @@ class ErrorsTest(unittest.TestCase):
                    InvalidRequestError, 400, inv, "parameter_invalid", "events")
         self.check(lambda: m.webhooks.create(url="https://hooks.example.com/x", events=[]),
                    InvalidRequestError, 400, inv, "parameter_invalid", "events")
+        # A header at fault is named by its name (the API's contract, section 4).
         self.check(lambda: m.downloads.create_link(DOWNLOAD, idempotency_key="\u00e9"),
-                   InvalidRequestError, 400, inv, "idempotency_key_invalid")
+                   InvalidRequestError, 400, inv, "idempotency_key_invalid", "Idempotency-Key")
 
     def test_409_refunded_order_and_idempotency_conflict(self) -> None:
         m = support.client(RW)

@@ -3,9 +3,12 @@
 //
 // Environment (set by test.sh):
 //   BASE_URL, MARKET_DB, MARKET_SECRET_FILE, MARKET_ADMIN, FILES_ROOT, DOWNLOAD_BASE_URL
-//                       the main stack (rate limit 600, webhooks to private addresses)
+//                       the main stack (rate limit 600, webhooks to private addresses,
+//                       MARKET_API_EXTENSIONS=webhook-management: the calls of contract
+//                       section 13)
 //   RL_BASE_URL, RL_MARKET_DB, RL_MARKET_SECRET_FILE, RL_MARKET_ADMIN, ...
-//                       the second stack, started with MARKET_RATE_LIMIT=3
+//                       the second stack, started with MARKET_RATE_LIMIT=3 and without
+//                       extensions (the specification's six routes)
 //   TLS_CA, TLS_CERT, TLS_KEY   a throwaway CA (trusted by the main stack's
 //                       market-webhookd) and a certificate for 127.0.0.1 signed by it
 import { spawnSync } from 'node:child_process';
@@ -21,7 +24,7 @@ export function need(name) {
   return env[name];
 }
 
-/** A stack's variables: main() or rateLimited(). */
+/** A stack's variables: main() or rateLimited() (which is also the one without extensions). */
 export const main = () => stack('');
 export const rateLimited = () => stack('RL_');
 

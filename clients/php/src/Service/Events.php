@@ -17,6 +17,11 @@ use Market\Page;
  * The account's events, as delivered: GET /v1/events and GET /v1/events/:id (scope
  * webhooks:read), for the retention period (30 days by default). To catch up on
  * deliveries missed, and to see how an event's deliveries went.
+ *
+ * Both routes belong to the API's extension webhook-management, which a server has only
+ * when its operator sets MARKET_API_EXTENSIONS=webhook-management (off by default).
+ * Without it every call here throws NotFoundException (getStatus() 404, getErrorCode()
+ * "route_not_found"), never retried.
  */
 final class Events
 {
@@ -40,6 +45,9 @@ final class Events
      * - limit:       1..100, default 20
      * - cursor:      nextCursor of the previous page (valid with the same filters only)
      *
+     * Needs the server's extension webhook-management (MARKET_API_EXTENSIONS); without
+     * it NotFoundException (404, error code route_not_found).
+     *
      * @param array{type?: string, created_gte?: DateTimeInterface|string, created_lt?: DateTimeInterface|string, limit?: int, cursor?: string} $params
      * @return Page<Event>
      * @throws MarketException
@@ -51,7 +59,9 @@ final class Events
 
     /**
      * Every event matching $params (the parameters of list(), limit being the page size),
-     * newest first, page after page, fetched lazily.
+     * newest first, page after page, fetched lazily. Needs the extension
+     * webhook-management; without it the first page throws NotFoundException
+     * (route_not_found).
      *
      * @param array{type?: string, created_gte?: DateTimeInterface|string, created_lt?: DateTimeInterface|string, limit?: int, cursor?: string} $params
      * @return Generator<int, Event>
@@ -64,7 +74,11 @@ final class Events
 
     /**
      * One event with its deliveries ($event->deliveries, a list of EventDelivery, oldest
-     * first); NotFoundException when the key cannot see it (or it was pruned).
+     * first); NotFoundException when the key cannot see it (or it was pruned):
+     * resource_missing.
+     *
+     * Needs the server's extension webhook-management (MARKET_API_EXTENSIONS); without
+     * it NotFoundException (404, error code route_not_found).
      *
      * @throws MarketException
      */

@@ -21,6 +21,15 @@ use Market\Page;
  * Reading needs the scope webhooks:read, the rest webhooks:write. Every call sees only the
  * key's account and mode: another subscription is NotFoundException (404
  * resource_missing).
+ *
+ * create() (POST /v1/webhooks) is a route of the specification and works on every
+ * server. The other calls use routes of the API's extension webhook-management, which a
+ * server has only when its operator sets MARKET_API_EXTENSIONS=webhook-management (off by
+ * default). Without it they throw the client's usual exceptions, never retried:
+ * NotFoundException (getStatus() 404, getErrorCode() "route_not_found") for get(),
+ * update(), delete(), rotateSecret() and test(); InvalidRequestException (405,
+ * "method_not_allowed", header Allow: POST) for list() and all(), whose path exists for
+ * create().
  */
 final class Webhooks
 {
@@ -43,7 +52,7 @@ final class Webhooks
      *                    that a retry cannot create two subscriptions
      *
      * The answer's $secret (whsec_...) is shown only now: store it, Webhook::verify()
-     * needs it.
+     * needs it. Works with or without the server's extension webhook-management.
      *
      * @param array{url: string, events?: list<string>, description?: string, idempotency_key?: string} $params
      * @throws MarketException
@@ -62,6 +71,9 @@ final class Webhooks
      * Parameters (optional): limit (1..100, default 20), cursor (nextCursor of the
      * previous page).
      *
+     * Needs the server's extension webhook-management (MARKET_API_EXTENSIONS); without
+     * it InvalidRequestException (405, error code method_not_allowed, Allow: POST).
+     *
      * @param array{limit?: int, cursor?: string} $params
      * @return Page<WebhookSubscription>
      * @throws MarketException
@@ -73,6 +85,8 @@ final class Webhooks
 
     /**
      * Every subscription, page after page (limit being the page size), fetched lazily.
+     * Needs the extension webhook-management; without it the first page throws
+     * InvalidRequestException (405, method_not_allowed).
      *
      * @param array{limit?: int, cursor?: string} $params
      * @return Generator<int, WebhookSubscription>
@@ -84,7 +98,11 @@ final class Webhooks
     }
 
     /**
-     * One subscription (without its secret); NotFoundException when the key cannot see it.
+     * One subscription (without its secret); NotFoundException when the key cannot see it
+     * (resource_missing).
+     *
+     * Needs the server's extension webhook-management (MARKET_API_EXTENSIONS); without
+     * it NotFoundException (404, error code route_not_found).
      *
      * @throws MarketException
      */
@@ -106,6 +124,9 @@ final class Webhooks
      * - idempotency_key: sent as Idempotency-Key; when absent the client makes one, the
      *                    same on every retry of this call
      *
+     * Needs the server's extension webhook-management (MARKET_API_EXTENSIONS); without
+     * it NotFoundException (404, error code route_not_found).
+     *
      * @param array{url?: string, events?: list<string>, description?: string, disabled?: bool, idempotency_key?: string} $params
      * @throws MarketException
      */
@@ -124,6 +145,9 @@ final class Webhooks
      *
      * Options:
      * - idempotency_key: sent as Idempotency-Key; when absent the client makes one
+     *
+     * Needs the server's extension webhook-management (MARKET_API_EXTENSIONS); without
+     * it NotFoundException (404, error code route_not_found).
      *
      * @param array{idempotency_key?: string} $params
      * @throws MarketException
@@ -147,6 +171,9 @@ final class Webhooks
      * - idempotency_key: sent as Idempotency-Key; when absent the client makes one, so a
      *                    retry shows the same new secret instead of making another
      *
+     * Needs the server's extension webhook-management (MARKET_API_EXTENSIONS); without
+     * it NotFoundException (404, error code route_not_found).
+     *
      * @param array{expire_old_in?: int, idempotency_key?: string} $params
      * @throws MarketException
      */
@@ -166,6 +193,9 @@ final class Webhooks
      * Options:
      * - idempotency_key: sent as Idempotency-Key; when absent the client makes one, so a
      *                    retry queues nothing more
+     *
+     * Needs the server's extension webhook-management (MARKET_API_EXTENSIONS); without
+     * it NotFoundException (404, error code route_not_found).
      *
      * @param array{idempotency_key?: string} $params
      * @throws MarketException

@@ -16,6 +16,12 @@ use RuntimeException;
  *
  * Without BASE_URL the integration tests are skipped (test.sh runs PHPUnit with
  * --fail-on-skipped, so there a missing stack is a failure).
+ *
+ * That stack has the extension webhook-management (MARKET_API_EXTENSIONS), which the
+ * tests of subscription management and events need. test.sh starts a second, plain stack
+ * without any extension and exports its variables with the prefix PLAIN_ (PLAIN_BASE_URL,
+ * PLAIN_MARKET_DB, PLAIN_MARKET_SECRET_FILE, PLAIN_MARKET_ADMIN, ...): the plain*()
+ * methods below (ExtensionOffTest).
  */
 final class Stack
 {
@@ -144,6 +150,49 @@ final class Stack
     public static function client(string $key, array $options = []): Client
     {
         return new Client($key, $options + ['base_url' => self::baseUrl()]);
+    }
+
+    public static function requirePlainStack(TestCase $test): void
+    {
+        foreach (['PLAIN_BASE_URL', 'PLAIN_MARKET_ADMIN', 'PLAIN_MARKET_DB', 'PLAIN_MARKET_SECRET_FILE'] as $name) {
+            if (self::env($name) === null) {
+                $test->markTestSkipped("$name is not set: run clients/php/test.sh, which starts a stack without extensions");
+            }
+        }
+    }
+
+    /**
+     * market-admin on the plain stack (no extension): its database, secret, files root
+     * and download base.
+     *
+     * @param list<string> $args
+     */
+    public static function plainAdmin(array $args, string $stdin = ''): string
+    {
+        $env = getenv();
+        unset($env['MARKET_API_EXTENSIONS']);
+        $env['MARKET_DB'] = self::need('PLAIN_MARKET_DB');
+        $env['MARKET_SECRET_FILE'] = self::need('PLAIN_MARKET_SECRET_FILE');
+        foreach (['FILES_ROOT', 'DOWNLOAD_BASE_URL'] as $name) {
+            if (self::env('PLAIN_' . $name) !== null) {
+                $env['MARKET_' . $name] = self::need('PLAIN_' . $name);
+            }
+        }
+        [$status, $out, $err] = self::run([self::need('PLAIN_MARKET_ADMIN'), ...$args], $stdin, $env);
+        if ($status !== 0) {
+            throw new RuntimeException(sprintf('market-admin %s (plain stack) exited with %d: %s', implode(' ', $args), $status, trim($err)));
+        }
+        return $out;
+    }
+
+    /**
+     * A client of the plain stack (no extension).
+     *
+     * @param array<string, mixed> $options
+     */
+    public static function plainClient(string $key, array $options = []): Client
+    {
+        return new Client($key, $options + ['base_url' => self::need('PLAIN_BASE_URL')]);
     }
 
     /** Forgets the rate-limit counts of every key of an account (as if its window had ended). */
