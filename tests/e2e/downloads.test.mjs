@@ -387,6 +387,7 @@ test('Idempotency-Key must be 1..255 printable ASCII characters', async () => {
     const r = await mint(dl.b1zip, k1, { headers: { 'Idempotency-Key': value } });
     assert.equal(r.status, 400, JSON.stringify(value));
     assert.equal(r.json.error.code, 'idempotency_key_invalid');
+    assert.equal(r.json.error.param, 'Idempotency-Key', 'the header at fault, by its name');
   }
   const ok = await mint(dl.b1zip, k1, { headers: { 'Idempotency-Key': `${'k'.repeat(240)} ~!${x}` } });
   assert.equal(ok.status, 201, ok.text);

@@ -361,9 +361,9 @@ test('input rules: url, events, description, unknown fields, body and query', as
   assertInvalid(await post(key, '{"url": "https://127.0.0.1/"', { 'Content-Type': 'application/json' }), 'body_invalid_json', null);
   assertInvalid(await post(key, '["https://127.0.0.1/"]', { 'Content-Type': 'application/json' }), 'body_invalid_json', null);
   // A lone surrogate (JSON.stringify would escape one as \ud800): stored as U+FFFD by
-  // JSON parsers, so refused; a pair is one character.
+  // JSON parsers, so refused, naming the field; a pair is one character.
   for (const text of ['a\\ud800b', '\\udfff', '\\ud800\\u0041'])
-    assertInvalid(await post(key, `{"url": "${ok}", "description": "${text}"}`, { 'Content-Type': 'application/json' }), 'parameter_invalid', null);
+    assertInvalid(await post(key, `{"url": "${ok}", "description": "${text}"}`, { 'Content-Type': 'application/json' }), 'parameter_invalid', 'description');
   const pair = await post(key, `{"url": "${ok}", "description": "\\ud83d\\ude00"}`, { 'Content-Type': 'application/json' });
   assert.equal(pair.status, 201, pair.text);
   assert.equal(pair.json.description, '\u{1F600}');
@@ -386,6 +386,7 @@ test('Idempotency-Key sent twice is 400, whichever the two values', async () => 
     const r = await twice(values);
     assert.equal(r.status, 400, JSON.stringify(r.json));
     assert.equal(r.json.error.code, 'idempotency_key_invalid');
+    assert.equal(r.json.error.param, 'Idempotency-Key');
   }
   assert.equal(psql(`SELECT count(*) FROM webhook_subscriptions WHERE account_id = '${account}'`), '0');
   assert.equal((await twice([uniqueId('one-')])).status, 201, 'once is fine');
