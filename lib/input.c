@@ -271,8 +271,7 @@ bool input_read_query(arena *a, const char *qs, const input_spec *specs, void *o
         }
         if (qe.name_malformed)
             return fail(err, "parameter_invalid", qe.name,
-                        "the query parameter name %s is not valid percent-encoded UTF-8",
-                        qe.name);
+                        "the query parameter name %s is not valid percent-encoded UTF-8", qe.name);
         return fail(err, "parameter_invalid", qe.name, "%s is not valid percent-encoded UTF-8",
                     qe.name);
     }

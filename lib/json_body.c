@@ -22,8 +22,10 @@ static void copy_name(char *param, size_t size, const char *name)
 
 /* Fills err: code, the field at fault (param NULL: none, the body as a whole; param may be
  * err->param, already filled; "" is a field of empty name, which is still one field) and
- * a message; a message's "%s" is the field's name. */
-static bool fail(json_body_error *err, const char *code, const char *param, const char *message)
+ * the message: before, the field's name, then after (the name left out for the body as a
+ * whole, which is the only case without one). */
+static bool fail(json_body_error *err, const char *code, const char *param, const char *before,
+                 const char *after)
 {
     err->code = code;
     err->named = param != NULL;
@@ -31,13 +33,10 @@ static bool fail(json_body_error *err, const char *code, const char *param, cons
         err->param[0] = '\0';
     else if (param != err->param)
         copy_name(err->param, sizeof err->param, param);
-    const char *name = !err->named             ? "a field"
+    const char *name = !err->named             ? ""
                        : err->param[0] == '\0' ? "a field with an empty name"
                                                : err->param;
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    snprintf(err->message, sizeof err->message, message, name);
-#pragma GCC diagnostic pop
+    snprintf(err->message, sizeof err->message, "%s%s%s", before, name, after);
     return false;
 }
 
@@ -268,11 +267,11 @@ bool json_body_parse(const char *data, size_t len, const char *const *fields, js
 {
     *out = NULL;
     if (!utf8_valid(data, len))
-        return fail(err, "body_invalid_json", NULL, "the body is not valid UTF-8");
+        return fail(err, "body_invalid_json", NULL, "the body is not valid UTF-8", "");
 
     json_tokener *tok = json_tokener_new_ex(JSON_BODY_MAX_DEPTH);
     if (tok == NULL)
-        return fail(err, "body_invalid_json", NULL, "the body could not be parsed");
+        return fail(err, "body_invalid_json", NULL, "the body could not be parsed", "");
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
     json_object *obj = json_tokener_parse_ex(tok, data, (int)len);
     bool parsed = json_tokener_get_error(tok) == json_tokener_success;
@@ -282,32 +281,32 @@ bool json_body_parse(const char *data, size_t len, const char *const *fields, js
         end++; /* white space may follow the object; data need not be NUL-terminated */
     if (!parsed || end != len || !json_object_is_type(obj, json_type_object)) {
         json_object_put(obj);
-        return fail(err, "body_invalid_json", NULL, "the body must be one JSON object");
+        return fail(err, "body_invalid_json", NULL, "the body must be one JSON object", "");
     }
 
     scan_result found;
     scan(data, len, &found);
     if (found.single_quote) {
         json_object_put(obj);
-        return fail(err, "body_invalid_json", NULL, "the body must be one JSON object");
+        return fail(err, "body_invalid_json", NULL, "the body must be one JSON object", "");
     }
     if (found.nul_escape != NONE) {
         json_object_put(obj);
         bool named = field_at(data, len, found.nul_escape, err->param, sizeof err->param);
-        return fail(err, "parameter_invalid", named ? err->param : NULL,
-                    "%s must not contain NUL characters");
+        return fail(err, "parameter_invalid", named ? err->param : NULL, named ? "" : "a field",
+                    " must not contain NUL characters");
     }
     if (found.lone_surrogate != NONE) {
         json_object_put(obj);
         bool named = field_at(data, len, found.lone_surrogate, err->param, sizeof err->param);
-        return fail(err, "parameter_invalid", named ? err->param : NULL,
-                    "%s must not contain a lone surrogate (\\uD800-\\uDFFF not in a pair)");
+        return fail(err, "parameter_invalid", named ? err->param : NULL, named ? "" : "a field",
+                    " must not contain a lone surrogate (\\uD800-\\uDFFF not in a pair)");
     }
     if (found.top_keys != (size_t)json_object_object_length(obj)) {
         json_object_put(obj);
         bool named = first_duplicate(data, len, err->param, sizeof err->param);
-        return fail(err, "parameter_duplicated", named ? err->param : NULL,
-                    "%s is given more than once");
+        return fail(err, "parameter_duplicated", named ? err->param : NULL, named ? "" : "a field",
+                    " is given more than once");
     }
     json_object_object_foreach(obj, key, value)
     {
@@ -316,7 +315,7 @@ bool json_body_parse(const char *data, size_t len, const char *const *fields, js
         for (int i = 0; fields[i] != NULL && !known; i++)
             known = strcmp(fields[i], key) == 0;
         if (!known) {
-            fail(err, "parameter_unknown", key, "the body has an unknown field: %s");
+            fail(err, "parameter_unknown", key, "the body has an unknown field: ", "");
             json_object_put(obj);
             return false;
         }

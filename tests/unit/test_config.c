@@ -314,8 +314,8 @@ START_TEST(extensions_parse)
     /* Case, a near miss, an unknown name after a known one: refused, and named. */
     ck_assert(!config_parse_extensions("Webhook-Management", &bits, unknown, sizeof unknown));
     ck_assert_str_eq(unknown, "Webhook-Managem"); /* cut to fit: 15 bytes and the NUL */
-    ck_assert(!config_parse_extensions("webhook-management,events ", &bits, unknown,
-                                       sizeof unknown));
+    ck_assert(
+        !config_parse_extensions("webhook-management,events ", &bits, unknown, sizeof unknown));
     ck_assert_str_eq(unknown, "events");
     ck_assert(!config_parse_extensions("webhook-managements", &bits, unknown, sizeof unknown));
     ck_assert(!config_parse_extensions("webhook management", &bits, unknown, sizeof unknown));

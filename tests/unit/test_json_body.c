@@ -69,18 +69,16 @@ START_TEST(cuts_long_names_between_characters)
     json_body_error err;
     char text[512], want[65];
     /* 30 euro signs (3 bytes each): 21 whole ones fit in 64 bytes. */
-    strcpy(text, "{\"");
+    char euros[91];
     for (int i = 0; i < 30; i++)
-        strcat(text, "\xE2\x82\xAC");
-    strcat(text, "\":1}");
+        memcpy(euros + 3 * i, "\xE2\x82\xAC", 3);
+    euros[90] = '\0';
+    snprintf(text, sizeof text, "{\"%s\":1}", euros);
     ck_assert_str_eq(parse(text, &err), "parameter_unknown");
-    want[0] = '\0';
-    for (int i = 0; i < 21; i++)
-        strcat(want, "\xE2\x82\xAC");
+    snprintf(want, sizeof want, "%.63s", euros); /* 21 euro signs */
     ck_assert_str_eq(err.param, want);
     /* The same when the name comes from the text again (a NUL in its value). */
-    text[strlen(text) - 2] = '\0';
-    strcat(text, "\"\\u0000\"}");
+    snprintf(text, sizeof text, "{\"%s\":\"\\u0000\"}", euros);
     ck_assert_str_eq(parse(text, &err), "parameter_invalid");
     ck_assert_str_eq(err.param, want);
     /* ASCII: exactly 64 bytes. */
@@ -113,9 +111,9 @@ START_TEST(rejects_duplicate_field)
      * the duplicate (named by its first 64 bytes). */
     char text[600], a[80], b[80];
     memset(a, 'k', 70);
-    strcpy(a + 70, "a");
+    snprintf(a + 70, sizeof a - 70, "a");
     memset(b, 'k', 70);
-    strcpy(b + 70, "b");
+    snprintf(b + 70, sizeof b - 70, "b");
     snprintf(text, sizeof text, "{\"%s\":1,\"%s\":2,\"url\":1,\"url\":2}", a, b);
     ck_assert_str_eq(parse(text, &err), "parameter_duplicated");
     ck_assert_str_eq(err.param, "url");
