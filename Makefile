@@ -20,6 +20,8 @@
 #                it at /docs/; the package ships it in /usr/share/doc/market/reference/)
 #   make deb     the Debian package (dpkg-buildpackage), in ../
 #   make package-check   builds the package, lints it, installs it here and tries it
+#   make systemd-check   (root) the package's units under a real systemd: a Debian 12
+#                root booted by systemd-nspawn, the package installed and tried there
 
 CC       ?= cc
 BUILD    ?= build
@@ -47,7 +49,8 @@ UNIT_SRC     := $(wildcard tests/unit/*.c)
 # without the programs' main.c. The tests include them as "webhookd/retry.h" and so on.
 UNIT_APP_SRC := app/webhookd/retry.c app/webhookd/duetimes.c app/webhookd/target.c \
                 app/webhookd/cabundle.c app/webhookd/resolver.c app/webhookd/prune_pass.c \
-                app/api/mime.c app/api/links.c app/api/fastcgi_conns.c app/admin/site_text.c
+                app/api/mime.c app/api/links.c app/api/fastcgi_conns.c app/api/pool_idle.c \
+                app/admin/site_text.c
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
@@ -57,7 +60,7 @@ PROGRAMS = $(BUILD)/market-api $(BUILD)/market-webhookd $(BUILD)/market-admin
         clients-release-check clients-dist clients-install-test \
         fuzz fuzz-long bench soak format lint lint-format tidy cppcheck clean scale-check \
         failover-check man dist install \
-        uninstall install-test deb package-check openapi-lint reference reference-test FORCE
+        uninstall install-test deb package-check systemd-check openapi-lint reference reference-test FORCE
 all: $(PROGRAMS)
 
 $(BUILD)/%.o: %.c
@@ -511,3 +514,14 @@ openapi-lint:
 # tests/package/run.sh. Removes and purges it again, whatever happens.
 package-check:
 	tests/package/run.sh
+
+# The package's units run by systemd itself (as root: debootstrap and systemd-nspawn): a
+# Debian 12 root booted with systemd as its PID 1 in a container of its own, the package
+# installed there with apt, then socket activation, Restart=always, the drainer's and the
+# migrations' order, two template sites started, stopped and removed, the journal free of
+# the sandbox's refusals, and apt-get purge leaving nothing running; prints its timings
+# (tests/systemd/run, a few minutes). Uses ./market_VERSION_ARCH.deb when it is newer than
+# the tree, else make deb. The root is cached in var/systemd-check/ for the day, never in
+# CI. Not part of check (.ci/run runs it after package-check).
+systemd-check:
+	tests/systemd/run

@@ -177,6 +177,7 @@ bool config_load(market_config *cfg, int needs, char *err, size_t errlen)
         !env_long("MARKET_STATEMENT_TIMEOUT", 2000, 10, 600000, &cfg->statement_timeout_ms, err,
                   errlen) ||
         !env_long("MARKET_WORKERS", cores(), 1, 256, &cfg->workers, err, errlen) ||
+        !env_long("MARKET_IDLE_EXIT", 0, 0, 86400, &cfg->idle_exit, err, errlen) ||
         /* docs/contract.md section 3: half the host's workers, at least one */
         !env_long("MARKET_KEY_INFLIGHT", cfg->workers / 2 > 0 ? cfg->workers / 2 : 1, 1, 256,
                   &cfg->key_inflight, err, errlen) ||
@@ -239,7 +240,8 @@ bool config_load(market_config *cfg, int needs, char *err, size_t errlen)
 
     const char *ext = getenv("MARKET_API_EXTENSIONS");
     char unknown[64];
-    if (ext != NULL && !config_parse_extensions(ext, &cfg->api_extensions, unknown, sizeof unknown)) {
+    if (ext != NULL &&
+        !config_parse_extensions(ext, &cfg->api_extensions, unknown, sizeof unknown)) {
         snprintf(err, errlen,
                  "MARKET_API_EXTENSIONS names an unknown extension \"%s\" (known: "
                  "webhook-management)",

@@ -48,6 +48,7 @@ typedef struct {
     long request_log;   /* 1: market-api logs a line per request; 0: nginx's access log only */
     long statement_timeout_ms; /* the API's bound on one statement (MARKET_STATEMENT_TIMEOUT) */
     long workers;              /* the pool's size (MARKET_WORKERS, default: the cores) */
+    long idle_exit;            /* MARKET_IDLE_EXIT: seconds idle before the pool stops; 0: never */
     long key_inflight; /* one key's requests served at once on a host (MARKET_KEY_INFLIGHT) */
     const char *metrics_file; /* the counters a pool's workers share (lib/metrics.h) */
     long retention;           /* seconds finished rows are kept (market-webhookd prunes) */

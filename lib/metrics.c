@@ -14,7 +14,7 @@
 
 #include "mem.h"
 
-#define METRICS_MAGIC 0x6d61726b65746d32ULL /* "marketm2": slots with `serving` */
+#define METRICS_MAGIC 0x6d61726b65746d33ULL /* "marketm3": slots with `busy` and `active_ms` */
 #define HEADER_SIZE 64
 #define CACHE_LINE 64
 #define OPEN_ATTEMPTS 8
@@ -32,9 +32,10 @@ typedef struct {
 /* One process's counters. Slots are cache-line aligned so that two workers counting at
  * once never write the same line. */
 typedef struct {
-    _Atomic int32_t pid; /* 0: free */
-    int32_t unused;
-    _Atomic uint64_t serving; /* what the process serves now (metrics_serve), 0: nothing */
+    _Atomic int32_t pid;       /* 0: free */
+    _Atomic int32_t busy;      /* 1 while the process serves (metrics_busy) */
+    _Atomic uint64_t serving;  /* what the process serves now (metrics_serve), 0: nothing */
+    _Atomic int64_t active_ms; /* when it was last active (metrics_active), 0: never */
     _Atomic uint64_t counters[];
 } slot;
 
@@ -223,6 +224,7 @@ static bool take(metrics *m, slot *s, int32_t from, pid_t pid)
     if (!atomic_compare_exchange_strong(&s->pid, &from, (int32_t)pid))
         return false;
     atomic_store(&s->serving, 0); /* a gone process serves nothing */
+    atomic_store(&s->busy, 0);
     m->mine = s;
     uint32_t used = atomic_load(slots_used(m));
     uint32_t index = (uint32_t)(((unsigned char *)s - m->map - HEADER_SIZE) / m->slot_size) + 1;
@@ -238,6 +240,7 @@ bool metrics_claim(metrics *m, pid_t pid)
     for (unsigned i = 0; i < METRICS_SLOTS; i++) {
         slot *s = slot_at(m, i);
         if (atomic_load(&s->pid) == (int32_t)pid) {
+            atomic_store(&s->busy, 0);
             m->mine = s;
             return true;
         }
@@ -296,4 +299,48 @@ unsigned metrics_serving(const metrics *m, uint64_t what)
             n++;
     }
     return n;
+}
+
+void metrics_busy(metrics *m, bool busy)
+{
+    atomic_store_explicit(&m->mine->busy, busy ? 1 : 0, memory_order_relaxed);
+}
+
+void metrics_active(metrics *m, long long now_ms)
+{
+    atomic_store_explicit(&m->mine->active_ms, now_ms, memory_order_relaxed);
+}
+
+/* Runs rarely (a waiting worker, every few seconds): a kill(2) per slot costs nothing. */
+long long metrics_idle_ms(const metrics *m, long long now_ms)
+{
+    /* The caller's own slot first: it may be private (metrics_claim failed). */
+    if (atomic_load_explicit(&m->mine->busy, memory_order_relaxed) != 0)
+        return -1;
+    long long last = atomic_load_explicit(&m->mine->active_ms, memory_order_relaxed);
+    uint32_t used = atomic_load(slots_used(m));
+    for (unsigned i = 0; i < used && i < METRICS_SLOTS; i++) {
+        const slot *s = slot_at(m, i);
+        int32_t holder = atomic_load_explicit(&s->pid, memory_order_relaxed);
+        if (s == m->mine || holder == 0 || process_gone(holder))
+            continue;
+        if (atomic_load_explicit(&s->busy, memory_order_relaxed) != 0)
+            return -1;
+        long long at = atomic_load_explicit(&s->active_ms, memory_order_relaxed);
+        if (at > last)
+            last = at;
+    }
+    return now_ms > last ? now_ms - last : 0;
+}
+
+bool metrics_leads(const metrics *m)
+{
+    if (m->mine == m->private_slot)
+        return false;
+    for (unsigned i = 0; slot_at(m, i) != m->mine; i++) {
+        int32_t holder = atomic_load_explicit(&slot_at(m, i)->pid, memory_order_relaxed);
+        if (holder != 0 && !process_gone(holder))
+            return false;
+    }
+    return true;
 }

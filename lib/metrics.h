@@ -59,4 +59,21 @@ unsigned metrics_sum(const metrics *m, uint64_t *out);
 void metrics_serve(metrics *m, uint64_t what);
 unsigned metrics_serving(const metrics *m, uint64_t what);
 
+/* The pool's activity, so that an idle pool can stop (market-api's MARKET_IDLE_EXIT): each
+ * process says when it is busy (metrics_busy, from the start to the end of a request)
+ * and when it last did something that counts as activity (metrics_active, now_ms on the
+ * caller's monotonic clock, lib/clock.h, which is the same for every process of the
+ * host). Each writes its own slot, so that the request path shares no cache line.
+ * metrics_idle_ms answers, from the slots of the live processes only (a dead one's last
+ * word is stale), how long none of them has been active: -1 while one of them is busy.
+ * A slot's claim clears its busy mark. */
+void metrics_busy(metrics *m, bool busy);
+void metrics_active(metrics *m, long long now_ms);
+long long metrics_idle_ms(const metrics *m, long long now_ms);
+
+/* True when this process holds the lowest slot of the live processes: one process of
+ * the pool at a time, for what one does for all (such as stopping an idle pool). False
+ * for a process without a slot of the file. */
+bool metrics_leads(const metrics *m);
+
 #endif

@@ -87,7 +87,7 @@ static const help_entry help[] = {
     {"site",
      "site create NAME --db CONNINFO --server-name HOST [--files DIR] [--listen ADDR]\n"
      "       [--base-url URL] [--workers N] [--cpu-quota PCT] [--memory-max SIZE]\n"
-     "       [--extensions LIST]",
+     "       [--extensions LIST] [--idle-exit SECONDS]",
      "      As root: a site of its own on this host, beside the default one (the\n"
      "      single-instance units), isolated from the other sites. It creates the system\n"
      "      user market-NAME (group market-NAME) and writes, each readable by that user only\n"
@@ -95,8 +95,9 @@ static const help_entry help[] = {
      "      packaged market.env with MARKET_DB=CONNINFO, its secret, MARKET_FILES_ROOT=DIR,\n"
      "      default /var/lib/market/sites/NAME, made 2750 market-NAME:www-data, its metrics\n"
      "      file /run/market-api-NAME/metrics, MARKET_DOWNLOAD_BASE_URL=URL, default\n"
-     "      http://HOST/files, MARKET_WORKERS=N, MARKET_API_EXTENSIONS=LIST) and its server\n"
-     "      secret /etc/market/sites/NAME.secret (kept if it exists); the slice\n"
+     "      http://HOST/files, MARKET_WORKERS=N, MARKET_API_EXTENSIONS=LIST,\n"
+     "      MARKET_IDLE_EXIT=SECONDS) and its server secret /etc/market/sites/NAME.secret\n"
+     "      (kept if it exists); the slice\n"
      "      /etc/systemd/system/market-sites-NAME.slice (a hyphen of NAME written \"_\") with\n"
      "      CPUQuota=PCT (a share of one CPU: 50%, 200%) and MemoryMax=SIZE (512M, 2G) and\n"
      "      the drop-ins that put the site's units into it; and the nginx server\n"
@@ -108,9 +109,12 @@ static const help_entry help[] = {
      "      not \"default\". LIST: the extensions of the public interface the site turns on,\n"
      "      comma-separated (webhook-management: the routes that manage webhook\n"
      "      subscriptions and read events); an unknown name is refused before anything is\n"
-     "      written; without it the site serves exactly the specification's six routes. The\n"
+     "      written; without it the site serves exactly the specification's six routes.\n"
+     "      SECONDS (MARKET_IDLE_EXIT, default 600; 0: never): the site's pool stops after\n"
+     "      that long without a request and its socket starts it again at the next one. The\n"
      "      site's database connections: N (default: the cores) + 2 for the drainer + 1 for\n"
-     "      market-admin. systemctl is called only when systemd runs.\n"},
+     "      market-admin at most, 1 while the site is idle. systemctl is called only when\n"
+     "      systemd runs.\n"},
     {"site", "site list [--json]",
      "      A line per site, the default one first (the single-instance units, when\n"
      "      /etc/market/market.env exists): name, pool and drainer (their units' state from\n"

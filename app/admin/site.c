@@ -24,7 +24,14 @@ typedef struct {
     const char *name, *db, *server_name, *files, *listen, *base_url;
     const char *workers, *cpu_quota, *memory_max;
     const char *extensions; /* MARKET_API_EXTENSIONS, or NULL: none (the specification's API) */
+    const char *idle_exit;  /* MARKET_IDLE_EXIT: SITE_IDLE_EXIT unless --idle-exit */
 } site_spec;
+
+/* A site's pool stops after this many seconds without a request (MARKET_IDLE_EXIT) and
+ * its socket starts it again at the next one: idle sites cost no process and no database
+ * connection of their pool. Ten minutes: a shop in use keeps its pool, and the cold start
+ * (the workers and their database sessions started) comes once per quiet spell. */
+#define SITE_IDLE_EXIT "600"
 
 /* A NAME argument: a usage error naming the rule it breaks. */
 static void check_name(const char *command, const char *name)
@@ -70,6 +77,7 @@ static void check_spec(const site_spec *s)
         parse_count(cmd, "--workers", s->workers, 1, 256);
     if (s->extensions != NULL)
         check_extensions(cmd, s->extensions);
+    parse_count(cmd, "--idle-exit", s->idle_exit, 0, 86400);
 }
 
 static char *read_template(const char *file)
@@ -127,7 +135,7 @@ static void make_files_dir(const site_spec *s, uid_t uid)
     printf("made the files folder %s (2750 market-%s:%s)\n", s->files, s->name, SITE_NGINX_GROUP);
 }
 
-#define SITE_SETTINGS_MAX 8
+#define SITE_SETTINGS_MAX 10
 
 /* The settings a site's file sets (names[i] to values[i]); their count. secret and
  * metrics are the site's paths. The optional ones only when given: the template's
@@ -147,7 +155,8 @@ static size_t env_settings(const site_spec *s, const char *secret, const char *m
                               {"MARKET_METRICS_FILE", metrics},
                               {"MARKET_DOWNLOAD_BASE_URL", s->base_url},
                               {"MARKET_WORKERS", s->workers},
-                              {"MARKET_API_EXTENSIONS", ext}};
+                              {"MARKET_API_EXTENSIONS", ext},
+                              {"MARKET_IDLE_EXIT", s->idle_exit}};
     size_t n = 0;
     for (size_t i = 0; i < COUNT(fixed); i++) {
         if (fixed[i][1] == NULL)
@@ -200,7 +209,8 @@ static void write_units(const site_spec *s)
                "# migrations run in it. Without CPUQuota= the site still gets no more than\n"
                "# its fair share when the CPUs are busy (CPUWeight=100, as every other slice).\n"
                "# Its database connections: MARKET_WORKERS (%ld) + 2 for market-webhookd + 1\n"
-               "# for market-admin = %ld. After a change: systemctl daemon-reload\n"
+               "# for market-admin = %ld at most; 1 while the site is idle (the drainer's).\n"
+               "# After a change: systemctl daemon-reload\n"
                "[Unit]\nDescription=market site %s\nBefore=slices.target\n\n[Slice]\n",
                s->name, workers, workers + 3, s->name);
     buf_printf(&b, "%sCPUQuota=%s\n", s->cpu_quota != NULL ? "" : "#",
@@ -316,11 +326,11 @@ static void create(const site_spec *s)
 
 int site_create(int argc, char **argv)
 {
-    option opts[] = {{"--db", false, NULL},        {"--server-name", false, NULL},
-                     {"--files", false, NULL},     {"--listen", false, NULL},
-                     {"--base-url", false, NULL},  {"--workers", false, NULL},
-                     {"--cpu-quota", false, NULL}, {"--memory-max", false, NULL},
-                     {"--extensions", false, NULL}};
+    option opts[] = {{"--db", false, NULL},         {"--server-name", false, NULL},
+                     {"--files", false, NULL},      {"--listen", false, NULL},
+                     {"--base-url", false, NULL},   {"--workers", false, NULL},
+                     {"--cpu-quota", false, NULL},  {"--memory-max", false, NULL},
+                     {"--extensions", false, NULL}, {"--idle-exit", false, NULL}};
     const char *pos[1];
     if (parse_options("site create", argc, argv, opts, COUNT(opts), pos, 1) != 1)
         usage_fail("site create: NAME is required");
@@ -341,6 +351,7 @@ int site_create(int argc, char **argv)
     s.cpu_quota = opts[6].value;
     s.memory_max = opts[7].value;
     s.extensions = opts[8].value;
+    s.idle_exit = opts[9].value != NULL ? opts[9].value : SITE_IDLE_EXIT;
     check_spec(&s);
     create(&s);
     return 0;

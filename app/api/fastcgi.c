@@ -153,3 +153,13 @@ void fastcgi_finish(fastcgi_conn *c)
     fastcgi_conns_finish(&c->conns, c->fcgi);
     c->fcgi = NULL;
 }
+
+void fastcgi_catch_stop(void)
+{
+    fastcgi_conns_catch_stop();
+}
+
+void fastcgi_tick(fastcgi_conn *c, int every_ms, void (*tick)(void *arg), void *arg)
+{
+    fastcgi_conns_tick(&c->conns, every_ms, tick, arg);
+}

@@ -27,7 +27,7 @@ bool fastcgi_init(fastcgi_conn *c);
 bool fastcgi_waiting(fastcgi_conn *c);
 
 /* Waits for the next request (running idle's wake meanwhile, idle may be NULL) and reads
- * its parameters; false when the listening socket failed (the worker ends). */
+ * its parameters; false when the listening socket failed or the worker stops (it ends). */
 bool fastcgi_accept(fastcgi_conn *c, const fastcgi_idle *idle);
 
 /* The connection's descriptor: its hang-up cancels the request's statement (db_watch). */
@@ -42,5 +42,12 @@ void fastcgi_write_response(fastcgi_conn *c, const request *r, buf *head);
 
 /* Ends the request; its connection stays for the next one when nginx keeps it. */
 void fastcgi_finish(fastcgi_conn *c);
+
+/* SIGTERM, SIGQUIT or SIGUSR1 then stops the worker once what it holds is served
+ * (fastcgi_conns_catch_stop, fastcgi_conns_stop): fastcgi_accept returns false. */
+void fastcgi_catch_stop(void);
+
+/* Runs tick(arg) every every_ms while the worker waits for a request (0: never). */
+void fastcgi_tick(fastcgi_conn *c, int every_ms, void (*tick)(void *arg), void *arg);
 
 #endif

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 
 /* libfcgi closes a connection gracefully: shutdown, then it waits for the web server to
@@ -93,6 +95,57 @@ static void bounce_while_serving(fastcgi_conns *set, int index)
     if (arm)
         timer_settime(bounce_timer, 0, &every, NULL);
     set->bounce_armed = arm;
+}
+
+/* A stop signal (SIGTERM, SIGQUIT, SIGUSR1): set by the handler, seen by the worker's
+ * thread after its wait. The signals are blocked outside the waits, which unblock them with
+ * wait_mask (epoll_pwait, ppoll): no request is cut short, and a signal that comes just before a
+ * wait ends that wait at once rather than after it. */
+static volatile sig_atomic_t stop_arrived;
+static sigset_t wait_mask;
+static bool wait_mask_set;
+
+static void on_stop(int sig)
+{
+    (void)sig;
+    stop_arrived = 1;
+}
+
+static const int stop_signals[] = {SIGTERM, SIGQUIT, SIGUSR1};
+#define STOP_SIGNALS (sizeof stop_signals / sizeof stop_signals[0])
+
+void fastcgi_conns_catch_stop(void)
+{
+    struct sigaction sa = {.sa_handler = on_stop};
+    sigemptyset(&sa.sa_mask);
+    sigset_t stop;
+    sigemptyset(&stop);
+    for (size_t i = 0; i < STOP_SIGNALS; i++)
+        sigaddset(&stop, stop_signals[i]);
+    bool ok = sigprocmask(SIG_BLOCK, &stop, &wait_mask) == 0;
+    for (size_t i = 0; ok && i < STOP_SIGNALS; i++)
+        ok = sigaction(stop_signals[i], &sa, NULL) == 0;
+    if (!ok) {
+        log_error("cannot catch the stop signals: %s; a stop cuts the request in progress short",
+                  strerror(errno));
+        return;
+    }
+    for (size_t i = 0; i < STOP_SIGNALS; i++)
+        sigdelset(&wait_mask, stop_signals[i]);
+    wait_mask_set = true;
+}
+
+void fastcgi_conns_stop(fastcgi_conns *set)
+{
+    set->stopping = true;
+}
+
+void fastcgi_conns_tick(fastcgi_conns *set, int every_ms, void (*tick)(void *arg), void *arg)
+{
+    set->tick = every_ms > 0 ? tick : NULL;
+    set->tick_arg = arg;
+    set->tick_ms = every_ms;
+    set->next_tick_ms = clock_ms() + every_ms;
 }
 
 void fastcgi_conns_init(fastcgi_conns *set, int listener, int read_seconds)
@@ -263,7 +316,8 @@ static void wait_all(fastcgi_conns *set, int idle_fd, int timeout_ms)
     epoll_sync_listener(set);
     epoll_sync_idle(set, idle_fd);
     struct epoll_event events[FASTCGI_CONNS_MAX + 2];
-    int ready = epoll_wait(set->epoll_fd, events, FASTCGI_CONNS_MAX + 2, timeout_ms);
+    int ready = epoll_pwait(set->epoll_fd, events, FASTCGI_CONNS_MAX + 2, timeout_ms,
+                            wait_mask_set ? &wait_mask : NULL);
     for (int i = 0; i < set->count; i++)
         set->fds[i] = (struct pollfd){.fd = set->requests[i].ipcFd, .events = POLLIN};
     set->polled = ready > 0;
@@ -284,6 +338,15 @@ static void wait_all(fastcgi_conns *set, int idle_fd, int timeout_ms)
     }
 }
 
+/* poll(2), with the stop signals let through while it waits (see wait_mask). */
+static int poll_masked(struct pollfd *fds, nfds_t n, int timeout_ms)
+{
+    if (timeout_ms == 0 || !wait_mask_set)
+        return poll(fds, n, timeout_ms);
+    struct timespec t = {.tv_sec = timeout_ms / 1000, .tv_nsec = (timeout_ms % 1000) * 1000000L};
+    return ppoll(fds, n, timeout_ms < 0 ? NULL : &t, &wait_mask);
+}
+
 /* Waits (timeout as poll(2) takes it) on every connection, on the listener unless the
  * worker holds all the connections it may, and on idle_fd when it is not -1. What the
  * listener and idle_fd answered is kept apart from the connections' answers, which
@@ -302,7 +365,7 @@ static void poll_all(fastcgi_conns *set, int idle_fd, int timeout_ms)
     *listener =
         (struct pollfd){.fd = set->listener, .events = set->count < FASTCGI_CONNS_MAX ? POLLIN : 0};
     *idle = (struct pollfd){.fd = idle_fd, .events = POLLIN};
-    int ready = poll(set->fds, (nfds_t)set->count + (idle_fd >= 0 ? 2 : 1), timeout_ms);
+    int ready = poll_masked(set->fds, (nfds_t)set->count + (idle_fd >= 0 ? 2 : 1), timeout_ms);
     set->polled = ready > 0;
     set->listener_events = ready > 0 ? listener->revents : 0;
     set->idle_ready = ready > 0 && idle_fd >= 0 && idle->revents != 0;
@@ -344,13 +407,90 @@ static FCGX_Request *conn_read(fastcgi_conns *set, int i)
     return fcgi;
 }
 
+/* The request read on connection i is out: the bounce watches the others meanwhile. */
+static FCGX_Request *hand_out(fastcgi_conns *set, FCGX_Request *fcgi)
+{
+    int index = (int)(fcgi - set->requests);
+    bounce_while_serving(set, index);
+    set->fresh[index] = false; /* what comes next on it is a reuse */
+    return fcgi;
+}
+
+/* How long the next wait may last: until the tick is due, or for good. */
+static int wait_timeout(const fastcgi_conns *set)
+{
+    if (set->tick == NULL)
+        return -1;
+    long long left = set->next_tick_ms - clock_ms();
+    return left <= 0 ? 0 : left > INT_MAX ? INT_MAX : (int)left;
+}
+
+static void tick_if_due(fastcgi_conns *set)
+{
+    long long now = clock_ms();
+    if (set->tick == NULL || now < set->next_tick_ms)
+        return;
+    set->next_tick_ms = now + set->tick_ms;
+    set->tick(set->tick_arg);
+}
+
+/* One look at the connections while stopping, waiting up to timeout_ms: the first that
+ * has a request, else NULL after closing the kept connections that have none (a fresh
+ * one too once the deadline has passed). */
+static FCGX_Request *stopping_look(fastcgi_conns *set, int timeout_ms, bool past_deadline)
+{
+    for (int i = 0; i < set->count; i++)
+        set->fds[i] = (struct pollfd){.fd = set->requests[i].ipcFd, .events = POLLIN};
+    if (poll(set->fds, (nfds_t)set->count, timeout_ms) < 0)
+        return NULL; /* a signal: look again */
+    for (int i = set->count - 1; i >= 0; i--) {
+        FCGX_Request *fcgi = set->fds[i].revents != 0 ? conn_read(set, i) : NULL;
+        if (fcgi != NULL)
+            return hand_out(set, fcgi);
+    }
+    for (int i = set->count - 1; i >= 0; i--)
+        if (set->fds[i].revents == 0 && (!set->fresh[i] || past_deadline))
+            conn_drop(set, i);
+    return NULL;
+}
+
+/* fastcgi_conns_next while stopping (fastcgi_conns_stop). */
+static FCGX_Request *next_while_stopping(fastcgi_conns *set)
+{
+    if (set->listener_in_epoll && epoll_ctl(set->epoll_fd, EPOLL_CTL_DEL, set->listener, NULL) == 0)
+        set->listener_in_epoll = false;
+    set->polled = false;
+    set->listener_events = 0;
+    if (set->stop_deadline_ms == 0)
+        set->stop_deadline_ms = clock_ms() + set->read_seconds * 1000LL;
+    while (set->count > 0) {
+        long long left = set->stop_deadline_ms - clock_ms();
+        bool fresh = false;
+        for (int i = 0; i < set->count && !fresh; i++)
+            fresh = set->fresh[i];
+        int timeout = fresh && left > 0 ? (int)left : 0;
+        FCGX_Request *fcgi = stopping_look(set, timeout, left <= 0);
+        if (fcgi != NULL)
+            return fcgi;
+    }
+    return NULL;
+}
+
 FCGX_Request *fastcgi_conns_next(fastcgi_conns *set, const fastcgi_idle *idle)
 {
     for (;;) {
+        if (stop_arrived)
+            set->stopping = true;
+        if (set->stopping)
+            return next_while_stopping(set);
+        if (!set->polled) {
+            tick_if_due(set);
+            if (set->stopping)
+                continue;
+            poll_all(set, idle != NULL ? idle->fd(idle->arg) : -1, wait_timeout(set));
+        }
         if (!set->polled)
-            poll_all(set, idle != NULL ? idle->fd(idle->arg) : -1, -1);
-        if (!set->polled)
-            continue; /* interrupted by a signal */
+            continue; /* interrupted by a signal, or the tick is due */
         if (set->idle_ready && idle != NULL) {
             set->idle_ready = false;
             idle->wake(idle->arg);
@@ -369,12 +509,8 @@ FCGX_Request *fastcgi_conns_next(fastcgi_conns *set, const fastcgi_idle *idle)
             continue;
         }
         FCGX_Request *fcgi = conn_read(set, i);
-        if (fcgi != NULL) {
-            int index = (int)(fcgi - set->requests);
-            bounce_while_serving(set, index);
-            set->fresh[index] = false; /* what comes next on it is a reuse */
-            return fcgi;
-        }
+        if (fcgi != NULL)
+            return hand_out(set, fcgi);
     }
 }
 

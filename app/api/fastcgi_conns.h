@@ -58,15 +58,21 @@ typedef struct {
     int listener; /* the pool's listening socket (standard input) */
     int epoll_fd; /* what the worker sleeps on (-1: poll instead, see wait_all) */
     bool listener_in_epoll;
-    int idle_in_epoll;     /* the idle descriptor registered in epoll_fd, or -1 */
-    int read_seconds;      /* bound on each read and write of a connection */
-    bool plain_close;      /* a Unix socket: close at once (see fastcgi_conns_finish) */
-    int count;             /* connections held: requests[0 .. count-1] */
-    int next;              /* where the turn continues among the last poll's answers */
-    bool polled;           /* the last poll's answers are not all served yet: */
-    short listener_events; /* the listener's */
-    bool idle_ready;       /* the idle descriptor is readable */
-    bool bounce_armed;     /* the bounce's timer runs */
+    int idle_in_epoll;          /* the idle descriptor registered in epoll_fd, or -1 */
+    int read_seconds;           /* bound on each read and write of a connection */
+    bool plain_close;           /* a Unix socket: close at once (see fastcgi_conns_finish) */
+    int count;                  /* connections held: requests[0 .. count-1] */
+    int next;                   /* where the turn continues among the last poll's answers */
+    bool polled;                /* the last poll's answers are not all served yet: */
+    short listener_events;      /* the listener's */
+    bool idle_ready;            /* the idle descriptor is readable */
+    bool bounce_armed;          /* the bounce's timer runs */
+    bool stopping;              /* see fastcgi_conns_stop */
+    long long stop_deadline_ms; /* while stopping: the last moment to wait for a request */
+    void (*tick)(void *arg);    /* see fastcgi_conns_tick */
+    void *tick_arg;
+    int tick_ms;
+    long long next_tick_ms;
     FCGX_Request requests[FASTCGI_CONNS_MAX];
     /* Shut down by the bounce while a request was out: dropped once it is done. */
     bool sent_back[FASTCGI_CONNS_MAX];
@@ -100,5 +106,28 @@ void fastcgi_conns_finish(fastcgi_conns *set, FCGX_Request *fcgi);
 
 /* True when a request may be waiting: a connection or the listener is readable now. */
 bool fastcgi_conns_busy(fastcgi_conns *set);
+
+/* Makes SIGTERM (systemd's), SIGQUIT and SIGUSR1 (multiwatch's: its default is SIGUSR1,
+ * libfcgi's "stop after this request", and Debian's multiwatch 1.0.0 sends SIGQUIT for
+ * --signal=TERM, the signal whose number is TERM's place in its table of names) a request
+ * to stop that cuts nothing short: the signals stay blocked but during the worker's waits
+ * for a request (epoll_pwait), so a request in progress is served to its end and a
+ * waiting worker wakes at once. */
+void fastcgi_conns_catch_stop(void);
+
+/* Stopping, after a stop signal or this call: fastcgi_conns_next takes no new connection from
+ * the listening socket (they wait in its backlog for the pool's next start: systemd's
+ * socket, or tools/stack's supervisor, holds it), serves the requests already sent on
+ * the connections the worker holds, waits up to read_seconds for the request of a
+ * connection accepted but not read yet (nginx writes it as it connects; it may be a
+ * POST, which nginx never sends twice), closes every other connection (a kept one that
+ * fails before any answer makes nginx send its GET or HEAD again on a new connection)
+ * and then returns NULL: the worker ends. */
+void fastcgi_conns_stop(fastcgi_conns *set);
+
+/* While the worker waits for a request, tick(arg) runs every every_ms (as close as the
+ * waits allow; never during a request): where the worker looks whether its pool is idle
+ * (pool_idle.h). every_ms 0: never. */
+void fastcgi_conns_tick(fastcgi_conns *set, int every_ms, void (*tick)(void *arg), void *arg);
 
 #endif

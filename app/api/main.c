@@ -4,11 +4,16 @@
  * connections it accepts there (fastcgi.c), checks it in the order of
  * docs/contract.md section 2 (key, rate limit, route, scope, input), runs the route's handler and
  * writes the response. Many such processes (multiwatch restarts any that dies) share the socket;
- * they share nothing else but PostgreSQL. */
+ * they share nothing else but PostgreSQL and the metrics file. SIGTERM (or multiwatch's
+ * SIGQUIT or SIGUSR1) stops a worker once it has served what it holds (fastcgi_conns.h); with
+ * MARKET_IDLE_EXIT, the worker that finds the whole pool idle stops it (pool_idle.h). */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "auth.h"
 #include "cli.h"
@@ -16,6 +21,7 @@
 #include "fastcgi.h"
 #include "log.h"
 #include "ops.h"
+#include "pool_idle.h"
 #include "request.h"
 #include "routes.h"
 #include "serve.h"
@@ -89,13 +95,86 @@ static void idle_wake(void *arg)
     auth_hear(arg);
 }
 
+/* What the idle check (look_for_idle) needs. */
+typedef struct {
+    worker *w;
+    fastcgi_conn *conn;
+    bool said; /* the pool cannot be stopped from here: said once */
+} idle_watch;
+
+/* The name of process pid (/proc/PID/comm) into out; NULL when it cannot be read. */
+static const char *process_name(pid_t pid, char *out, size_t outsz)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/comm", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return NULL;
+    bool got = fgets(out, (int)outsz, f) != NULL;
+    fclose(f);
+    if (!got)
+        return NULL;
+    out[strcspn(out, "\n")] = '\0';
+    return out;
+}
+
+/* Asks the pool's multiwatch to stop: it passes SIGTERM on to every worker, this one
+ * included, and each ends once it has served what it holds. No more looking meanwhile. */
+static void stop_pool(idle_watch *iw, pid_t parent, long long idle_ms)
+{
+    if (kill(parent, SIGTERM) != 0) {
+        if (!iw->said)
+            log_error("pool idle for %lld s, but stopping it failed: kill: %s", idle_ms / 1000,
+                      strerror(errno));
+        iw->said = true;
+        return;
+    }
+    log_info("pool idle for %lld s: exiting", idle_ms / 1000);
+    log_flush();
+    fastcgi_tick(iw->conn, 0, NULL, NULL);
+}
+
+/* Every few seconds while the worker waits (fastcgi_tick): is the whole pool idle? One
+ * worker of the pool looks (ops_pool_leads), so the pool is stopped once. */
+static void look_for_idle(void *arg)
+{
+    idle_watch *iw = arg;
+    if (!ops_pool_leads())
+        return; /* another worker looks */
+    long long idle_ms = ops_pool_idle_ms();
+    pid_t parent = getppid();
+    char name[64];
+    switch (
+        pool_idle_decide(iw->w->cfg.idle_exit, idle_ms, process_name(parent, name, sizeof name))) {
+    case POOL_IDLE_STOP:
+        stop_pool(iw, parent, idle_ms);
+        break;
+    case POOL_IDLE_NO_POOL:
+        if (!iw->said)
+            log_info("pool idle for %lld s, but this worker's parent is not %s: MARKET_IDLE_EXIT "
+                     "cannot stop the pool, which stays",
+                     idle_ms / 1000, POOL_IDLE_PARENT);
+        iw->said = true;
+        break;
+    case POOL_IDLE_OFF:
+    case POOL_IDLE_STAY:
+        break;
+    }
+}
+
 /* What --help says (lib/cli.h adds the usage line and the options); help2man makes
  * the man page from it (Makefile, target man). */
 static const char help_description[] =
     "The FastCGI worker of the market API. spawn-fcgi (or systemd) hands it a listening\n"
     "socket as its standard input; it answers one request at a time on its own PostgreSQL\n"
-    "connection and runs until it is stopped (SIGTERM). A pool is several workers on one\n"
-    "socket under multiwatch, which replaces one that dies; nginx passes requests to it.\n"
+    "connection and runs until it is stopped: SIGTERM (or SIGUSR1, multiwatch's default,\n"
+    "or SIGQUIT, which Debian's multiwatch sends for --signal=TERM) ends it once it has\n"
+    "answered the requests already passed to it. A pool is several workers on one socket under\n"
+    "multiwatch, which replaces one that dies; nginx passes requests to it. With\n"
+    "MARKET_IDLE_EXIT, a pool that has answered no API request (/healthz and /metrics do\n"
+    "not count) for that many seconds stops: a worker sends its multiwatch SIGTERM,\n"
+    "logging \"pool idle for N s: exiting\", and systemd's socket starts the pool again at\n"
+    "the next connection.\n"
     "\n"
     "Besides the API's routes and the download location it answers two operational\n"
     "requests, only when nginx marks them with the FastCGI parameter MARKET_OPS (never\n"
@@ -128,6 +207,10 @@ int main(int argc, char **argv)
     static fastcgi_conn conn;
     if (!fastcgi_init(&conn))
         return 1;
+    fastcgi_catch_stop();
+    static idle_watch watch;
+    watch = (idle_watch){&w, &conn, false};
+    fastcgi_tick(&conn, pool_idle_check_ms(w.cfg.idle_exit), look_for_idle, &watch);
 
     arena a;
     arena_init(&a, ARENA_BLOCK);
@@ -144,6 +227,7 @@ int main(int argc, char **argv)
         flush_log_before_wait(&conn);
         if (!fastcgi_accept(&conn, &idle))
             break;
+        ops_request_begin();
         request r;
         memset(&r, 0, sizeof r);
         r.w = &w;
@@ -179,5 +263,6 @@ int main(int argc, char **argv)
         }
     }
     log_batch(false);
+    db_close(w.db); /* the session ends cleanly (PostgreSQL sees a Terminate message) */
     return 0;
 }

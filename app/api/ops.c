@@ -7,6 +7,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "metrics.h"
 #include "prom.h"
@@ -101,6 +102,7 @@ bool ops_init(worker *w, const char *program_version, char *err, size_t errlen)
         log_error("all %d slots of %s belong to live workers: this worker's counts are not "
                   "shared",
                   METRICS_SLOTS, w->cfg.metrics_file);
+    metrics_active(shared, clock_ms()); /* a pool that starts is not idle */
     if (gethostname(host, sizeof host - 1) != 0)
         snprintf(host, sizeof host, "unknown");
     return true;
@@ -122,6 +124,21 @@ bool ops_key_enter(const unsigned char *key_hash, long cap)
 void ops_key_leave(void)
 {
     metrics_serve(shared, 0);
+}
+
+void ops_request_begin(void)
+{
+    metrics_busy(shared, true);
+}
+
+long long ops_pool_idle_ms(void)
+{
+    return metrics_idle_ms(shared, clock_ms());
+}
+
+bool ops_pool_leads(void)
+{
+    return metrics_leads(shared);
 }
 
 /* Every connection after the worker's first is a reconnect. */
@@ -176,7 +193,11 @@ static void key_prefix(const char *authorization, char out[13])
 void ops_request_done(request *r, long long duration_us)
 {
     count_reconnects(r->w);
-    if (r->route != NULL && r->route->ops != NULL)
+    bool operational = r->route != NULL && r->route->ops != NULL;
+    if (!operational)
+        metrics_active(shared, clock_ms());
+    metrics_busy(shared, false);
+    if (operational)
         return; /* /healthz and /metrics are neither counted nor logged */
     size_t route = routes_slot(r->route);
     if (duration_us < 0)

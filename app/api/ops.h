@@ -29,8 +29,21 @@ bool ops_init(worker *w, const char *version, char *err, size_t errlen);
 bool ops_key_enter(const unsigned char *key_hash, long cap);
 void ops_key_leave(void);
 
+/* A request is being served: the pool is busy (metrics_busy) until ops_request_done. */
+void ops_request_begin(void);
+
+/* How long the whole pool has answered no API request, in milliseconds; -1 while one of
+ * its workers serves a request (lib/metrics.h, metrics_idle_ms). A worker's start counts
+ * as activity, so that a pool started for a connection has the whole period. */
+long long ops_pool_idle_ms(void);
+
+/* True for one worker of the pool at a time (metrics_leads): the one that looks whether
+ * the pool is idle, so that two never stop it together. */
+bool ops_pool_leads(void);
+
 /* Counts an answered API request and logs its line (an operational request is neither
- * counted nor logged); duration_us is the time the worker spent on it. Call before
+ * counted nor logged, nor is it activity: a monitor polling /healthz keeps no pool
+ * awake); duration_us is the time the worker spent on it. Call before
  * FCGX_Finish (the request's strings live until then). */
 void ops_request_done(request *r, long long duration_us);
 

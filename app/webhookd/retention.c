@@ -15,6 +15,11 @@
  * market-admin migrate's). */
 #define RETENTION_LOCK "7013620266"
 #define CONNECT_POLL_MS 50 /* how often a connection being opened is looked at */
+/* Passes further apart than this (MARKET_RETENTION above 10 minutes: a minute apart by
+ * default) each open a connection and close it when they end, so that an idle drainer
+ * holds one connection, its LISTEN (docs/operations.md, "Idle sites"). A pass pays for it
+ * with a connect and its statements' preparing, a few milliseconds a minute. */
+#define KEEP_BETWEEN_PASSES_MS 10000
 
 /* The statements' own limits: a batch takes milliseconds. A batch that waits for a lock
  * longer than lock_timeout fails and the next pass tries again, rather than holding up
@@ -122,13 +127,16 @@ void retention_close(retention *rt)
     free(rt);
 }
 
-/* The pass is over (or was never begun): idle until the next one. */
+/* The pass is over (or was never begun): idle until the next one, without the
+ * connection when that is far (KEEP_BETWEEN_PASSES_MS); the lock went with the pass. */
 static void idle(retention *rt)
 {
     long long now = clock_ms();
     long long next = rt->pass_start_ms + rt->interval_ms;
     rt->phase = R_IDLE;
     rt->due_ms = next > now + PRUNE_PAUSE_MS ? next : now + PRUNE_PAUSE_MS;
+    if (rt->due_ms - now > KEEP_BETWEEN_PASSES_MS && !db_is_down(rt->db))
+        db_disconnect(rt->db);
 }
 
 /* The connection broke: whatever it held (the lock, a batch's transaction) went with it

@@ -20,7 +20,9 @@
  * locks its rows with SKIP LOCKED, so that even two at once would only share the work.
  *
  * It runs inside the drainer's loop without waiting for a batch: it has a connection of
- * its own (application_name market-webhookd-retention), opened without blocking, and
+ * its own (application_name market-webhookd-retention), opened without blocking for each
+ * pass and closed after it when the next is more than 10 s away (the default: a minute),
+ * so that between passes the drainer holds its LISTEN connection alone; and it
  * sends one statement at a time, whose answer the loop collects when the connection's
  * socket says it has arrived. Only a new session's settings and the first use of each
  * statement on it (lib/db prepares it) are a round trip the loop waits for, once per

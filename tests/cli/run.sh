@@ -73,6 +73,11 @@ expect "admin site create refuses a --db with a quote" 2 'cannot hold a control 
     "$A" site create shop1 --db 'dbname="x"' --server-name y
 expect "admin site create refuses --cpu-quota 50" 2 'cpu-quota is a share' \
     "$A" site create shop1 --db x --server-name y --cpu-quota 50
+for idle in -1 86401 10s ''; do
+    expect "admin site create refuses --idle-exit '$idle'" 2 \
+        '^market-admin: site create: --idle-exit must be an integer from 0 to 86400$' \
+        "$A" site create shop1 --db x --server-name y --idle-exit "$idle"
+done
 expect "admin site remove refuses the name ../x" 2 'invalid site name' "$A" site remove ../x
 expect "admin site upgrade refuses the name a/b" 2 'invalid site name' "$A" site upgrade a/b
 expect "admin webhooks --help shows the three" 0 'webhooks delete SUBSCRIPTION_ID' "$A" webhooks --help

@@ -31,9 +31,10 @@ int main(void)
         key_budget_suite, json_body_suite, json_out_suite, log_suite,    metrics_suite,
         money_suite,      netcheck_suite,  prom_suite,     query_suite,  replica_suite,
         ring_cache_suite, route_suite,     text_suite,     url_suite,    webhook_sign_suite};
-    static const suite_fn app_suites[] = {
-        cabundle_suite,   duetimes_suite, fastcgi_conns_suite, links_suite,     mime_suite,
-        prune_pass_suite, resolver_suite, retry_suite,         site_text_suite, target_suite};
+    static const suite_fn app_suites[] = {cabundle_suite,   duetimes_suite, fastcgi_conns_suite,
+                                          links_suite,      mime_suite,     pool_idle_suite,
+                                          prune_pass_suite, resolver_suite, retry_suite,
+                                          site_text_suite,  target_suite};
     if (unit_database() == NULL)
         printf("MARKET_TEST_DB unset: the PostgreSQL cases (db, db_array) are left out; "
                "make admin-test runs them\n");

@@ -4,6 +4,7 @@
  * written before the worker reads, so the worker's waits end at once. */
 #include <errno.h>
 #include <fcgiapp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -512,6 +513,99 @@ START_TEST(busy_tells_whether_a_request_may_be_waiting)
 }
 END_TEST
 
+/* The peer's end of a connection the listener holds unaccepted: the worker can take it. */
+static bool waits_in_backlog(void)
+{
+    struct pollfd p = {.fd = listener, .events = POLLIN};
+    return poll(&p, 1, 0) == 1 && (p.revents & POLLIN) != 0;
+}
+
+START_TEST(a_stopping_worker_serves_what_it_holds_and_takes_no_more)
+{
+    int kept = nginx_connect();
+    round_trip(kept, "/v1/a");
+    int idle = nginx_connect();
+    round_trip(idle, "/v1/b");
+    ck_assert_int_eq(set.count, 2);
+    /* A request already sent on a kept connection, and a new connection not taken yet. */
+    send_request(kept, "/v1/a2", true, 0);
+    int later = nginx_connect();
+    send_request(later, "/v1/next-pool", false, 0);
+    fastcgi_conns_stop(&set);
+    serve("/v1/a2");
+    expect_answer(kept, "/v1/a2");
+    /* Nothing more: the connections it held are closed, the new one is left to the
+     * listening socket (the pool's next start takes it). */
+    ck_assert_ptr_null(fastcgi_conns_next(&set, NULL));
+    ck_assert_int_eq(set.count, 0);
+    expect_closed(kept);
+    expect_closed(idle);
+    ck_assert(waits_in_backlog());
+    close(kept);
+    close(idle);
+    close(later);
+}
+END_TEST
+
+static int ticks;
+static atomic_bool stopped_by_tick;
+
+/* Stops the worker once it holds a connection (taken off the listener, not read yet). */
+static void stop_on_tick(void *arg)
+{
+    fastcgi_conns *conns = arg;
+    ticks++;
+    if (conns->count > 0) {
+        fastcgi_conns_stop(conns);
+        atomic_store(&stopped_by_tick, true);
+    }
+}
+
+/* The test's side of a connection whose request comes once the worker is stopping. */
+static void *send_late(void *arg)
+{
+    for (int i = 0; i < 2000 && !atomic_load(&stopped_by_tick); i++) {
+        struct timespec pause = {.tv_nsec = 1000000L};
+        nanosleep(&pause, NULL);
+    }
+    send_request(*(int *)arg, "/v1/late", false, 0);
+    return NULL;
+}
+
+START_TEST(a_connection_taken_before_the_stop_has_its_request_served)
+{
+    /* The worker takes the connection before its request arrives, then the tick stops it:
+     * the request that follows is served all the same (it may be a POST, which nginx
+     * never sends twice). */
+    ticks = 0;
+    atomic_store(&stopped_by_tick, false);
+    fastcgi_conns_tick(&set, 1, stop_on_tick, &set);
+    int fd = nginx_connect();
+    pthread_t thread;
+    ck_assert_int_eq(pthread_create(&thread, NULL, send_late, &fd), 0);
+    serve("/v1/late");
+    ck_assert_int_eq(pthread_join(thread, NULL), 0);
+    ck_assert(atomic_load(&stopped_by_tick));
+    expect_answer(fd, "/v1/late");
+    ck_assert_ptr_null(fastcgi_conns_next(&set, NULL));
+    expect_closed(fd);
+    close(fd);
+}
+END_TEST
+
+START_TEST(a_connection_that_sends_nothing_does_not_hold_the_stop)
+{
+    ticks = 0;
+    atomic_store(&stopped_by_tick, false);
+    fastcgi_conns_tick(&set, 1, stop_on_tick, &set);
+    int fd = nginx_connect();
+    ck_assert_ptr_null(fastcgi_conns_next(&set, NULL)); /* after read_seconds (1 s) */
+    ck_assert(atomic_load(&stopped_by_tick));
+    expect_closed(fd);
+    close(fd);
+}
+END_TEST
+
 Suite *fastcgi_conns_suite(void)
 {
     Suite *s = suite_create("fastcgi_conns");
@@ -530,6 +624,9 @@ Suite *fastcgi_conns_suite(void)
     tcase_add_test(tc, a_reply_nobody_reads_closes_the_connection);
     tcase_add_test(tc, a_request_waiting_behind_a_slow_one_is_sent_back);
     tcase_add_test(tc, a_quick_request_sends_nothing_back);
+    tcase_add_test(tc, a_stopping_worker_serves_what_it_holds_and_takes_no_more);
+    tcase_add_test(tc, a_connection_taken_before_the_stop_has_its_request_served);
+    tcase_add_test(tc, a_connection_that_sends_nothing_does_not_hold_the_stop);
     suite_add_tcase(s, tc);
     return s;
 }

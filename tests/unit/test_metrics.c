@@ -267,6 +267,73 @@ START_TEST(a_full_table_leaves_the_claim_private)
 }
 END_TEST
 
+START_TEST(the_pool_is_idle_only_when_every_live_process_is)
+{
+    metrics *a = open_ok(1, 1), *b = open_ok(1, 1);
+    pid_t other = live_child();
+    ck_assert(metrics_claim(a, getpid()));
+    ck_assert(metrics_claim(b, other)); /* b stands for the other worker */
+    metrics_active(a, 1000);
+    metrics_active(b, 4000);
+    /* Idle since the latest activity of either, whoever asks. */
+    ck_assert_int_eq(metrics_idle_ms(a, 10000), 6000);
+    ck_assert_int_eq(metrics_idle_ms(b, 10000), 6000);
+    /* One busy worker keeps the pool busy, however long ago the last activity was. */
+    metrics_busy(b, true);
+    ck_assert_int_eq(metrics_idle_ms(a, 99000), -1);
+    metrics_busy(b, false);
+    metrics_active(b, 99000);
+    ck_assert_int_eq(metrics_idle_ms(a, 99500), 500);
+    /* A clock read before another worker's activity is no negative idleness. */
+    ck_assert_int_eq(metrics_idle_ms(a, 98000), 0);
+    /* A dead worker's word is stale: its busy mark and its activity no longer count. */
+    metrics_busy(b, true);
+    end_child(other);
+    ck_assert_int_eq(metrics_idle_ms(a, 100000), 99000);
+    metrics_close(a);
+    metrics_close(b);
+}
+END_TEST
+
+START_TEST(a_claim_clears_a_dead_process_busy_mark)
+{
+    metrics *a = open_ok(1, 1);
+    pid_t dead = live_child();
+    ck_assert(metrics_claim(a, dead));
+    metrics_busy(a, true); /* it died in the middle of a request */
+    end_child(dead);
+    metrics *b = open_ok(1, 1);
+    ck_assert(metrics_claim(b, getpid())); /* its replacement takes the slot */
+    metrics_active(b, 5000);
+    ck_assert_int_eq(metrics_idle_ms(b, 7000), 2000);
+    metrics_close(a);
+    metrics_close(b);
+}
+END_TEST
+
+START_TEST(the_lowest_live_slot_leads)
+{
+    metrics *a = open_ok(1, 1), *b = open_ok(1, 1), *c = open_ok(1, 1);
+    ck_assert(!metrics_leads(c)); /* no slot: never */
+    pid_t first = live_child(), second = live_child();
+    ck_assert(metrics_claim(a, first));
+    ck_assert(metrics_claim(b, second));
+    ck_assert(metrics_claim(c, getpid()));
+    ck_assert(metrics_leads(a));
+    ck_assert(!metrics_leads(b));
+    ck_assert(!metrics_leads(c));
+    /* When the leader dies, the next live slot leads: exactly one at a time. */
+    end_child(first);
+    ck_assert(metrics_leads(b));
+    ck_assert(!metrics_leads(c));
+    end_child(second);
+    ck_assert(metrics_leads(c));
+    metrics_close(a);
+    metrics_close(b);
+    metrics_close(c);
+}
+END_TEST
+
 Suite *metrics_suite(void)
 {
     Suite *s = suite_create("metrics");
@@ -283,6 +350,9 @@ Suite *metrics_suite(void)
     tcase_add_test(tc, a_damaged_file_is_replaced);
     tcase_add_test(tc, an_unusable_path_is_an_error);
     tcase_add_test(tc, a_full_table_leaves_the_claim_private);
+    tcase_add_test(tc, the_pool_is_idle_only_when_every_live_process_is);
+    tcase_add_test(tc, a_claim_clears_a_dead_process_busy_mark);
+    tcase_add_test(tc, the_lowest_live_slot_leads);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -37,6 +37,7 @@ Suite *duetimes_suite(void);
 Suite *fastcgi_conns_suite(void);
 Suite *links_suite(void);
 Suite *mime_suite(void);
+Suite *pool_idle_suite(void);
 Suite *prune_pass_suite(void);
 Suite *resolver_suite(void);
 Suite *retry_suite(void);
