@@ -243,8 +243,8 @@ bool config_load(market_config *cfg, int needs, char *err, size_t errlen)
     if (ext != NULL &&
         !config_parse_extensions(ext, &cfg->api_extensions, unknown, sizeof unknown)) {
         snprintf(err, errlen,
-                 "MARKET_API_EXTENSIONS names an unknown extension \"%s\" (known: "
-                 "webhook-management)",
+                 "MARKET_API_EXTENSIONS names an unknown extension \"%s\" "
+                 "(known: " CONFIG_EXTENSIONS_KNOWN ")",
                  unknown);
         return false;
     }

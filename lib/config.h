@@ -26,6 +26,8 @@ enum {
 enum {
     CONFIG_EXT_WEBHOOK_MANAGEMENT = 1 << 0, /* "webhook-management": section 13's routes */
 };
+/* Their names, for the messages that refuse another. */
+#define CONFIG_EXTENSIONS_KNOWN "webhook-management"
 
 typedef struct {
     const char *db;       /* libpq conninfo; "" means libpq's defaults */

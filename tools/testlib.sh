@@ -12,6 +12,12 @@
 #                                    DIR/ca.pem, DIR/server.pem, DIR/server.key (readable
 #                                    by the test processes). On failure prints openssl's
 #                                    output on stderr and returns 1.
+#   plain_stack_up DIR PORT          a stack (tools/stack up) of one worker in DIR on PORT
+#                                    with none of this shell's MARKET_* settings (the
+#                                    defaults: no extension) but MARKET_WEBHOOK_ALLOW_PRIVATE=1;
+#                                    prints its lines to eval, each variable prefixed PLAIN_
+#   show_stack_logs SAY DIR...       the last 30 lines of each stack's logs on stderr, each
+#                                    introduced by the function SAY (the script's own say)
 #
 #   ok NAME / bad NAME [DETAIL]      count a check that passed / failed (a failure is
 #                                    printed, DETAIL indented under it; a pass only with
@@ -34,6 +40,28 @@ free_port() {
         done
     done
     return 1
+}
+
+plain_stack_up() {
+    local dir=$1 port=$2 name exports
+    local unset_market=()
+    while IFS= read -r name; do unset_market+=(-u "$name"); done < <(compgen -v MARKET_ || true)
+    exports=$(env "${unset_market[@]}" MARKET_WEBHOOK_ALLOW_PRIVATE=1 \
+        "$(dirname -- "${BASH_SOURCE[0]}")/stack" up --dir "$dir" --port "$port" --workers 1) || return 1
+    printf '%s\n' "$exports" | sed -n 's/^export /export PLAIN_/p'
+}
+
+show_stack_logs() {
+    local say=$1 d f
+    shift
+    for d in "$@"; do
+        for f in api.log webhookd.log nginx-error.log postgresql.log migrate.log; do
+            if [ -s "$d/log/$f" ]; then
+                "$say" "last lines of $d/log/$f:"
+                tail -n 30 -- "$d/log/$f" | sed 's/^/    | /' >&2
+            fi
+        done
+    done
 }
 
 make_test_tls() {

@@ -54,8 +54,9 @@ static void check_extensions(const char *cmd, const char *list)
     unsigned bits;
     char unknown[64];
     if (!config_parse_extensions(list, &bits, unknown, sizeof unknown))
-        usage_fail("%s: --extensions: unknown extension \"%s\" (known: webhook-management)", cmd,
-                   unknown);
+        usage_fail("%s: --extensions: unknown extension \"%s\" (known: " CONFIG_EXTENSIONS_KNOWN
+                   ")",
+                   cmd, unknown);
     check_value(cmd, site_setting_problem(list));
 }
 
@@ -145,9 +146,11 @@ static size_t env_settings(const site_spec *s, const char *secret, const char *m
                            const char *names[SITE_SETTINGS_MAX],
                            const char *values[SITE_SETTINGS_MAX])
 {
-    /* A list of only commas and blanks names none. */
+    /* A list that names no extension (only commas and blanks) writes no line. */
     const char *ext = s->extensions;
-    if (ext != NULL && ext[strspn(ext, " \t,")] == '\0')
+    unsigned bits;
+    char unknown[64];
+    if (ext != NULL && config_parse_extensions(ext, &bits, unknown, sizeof unknown) && bits == 0)
         ext = NULL;
     const char *fixed[][2] = {{"MARKET_DB", s->db},
                               {"MARKET_SECRET_FILE", secret},

@@ -427,8 +427,10 @@ static int wait_timeout(const fastcgi_conns *set)
 
 static void tick_if_due(fastcgi_conns *set)
 {
+    if (set->tick == NULL)
+        return; /* no clock read before a wait when there is nothing to tick */
     long long now = clock_ms();
-    if (set->tick == NULL || now < set->next_tick_ms)
+    if (now < set->next_tick_ms)
         return;
     set->next_tick_ms = now + set->tick_ms;
     set->tick(set->tick_arg);

@@ -48,17 +48,7 @@ STACK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/market-go-client.XXXXXX")
 PLAIN_DIR=$STACK_DIR/plain
 status=1
 stack_started=0
-show_logs() {
-    local d f
-    for d in "$STACK_DIR" "$PLAIN_DIR"; do
-        for f in api.log webhookd.log nginx-error.log postgresql.log; do
-            if [ -s "$d/log/$f" ]; then
-                say "last lines of $d/log/$f:"
-                tail -n 30 -- "$d/log/$f" | sed 's/^/    | /' >&2
-            fi
-        done
-    done
-}
+show_logs() { show_stack_logs say "$STACK_DIR" "$PLAIN_DIR"; }
 cleanup() {
     trap - EXIT INT TERM
     [ "$status" = 0 ] || show_logs
@@ -100,11 +90,8 @@ make_test_tls "$tls" 'market go client test CA' || {
 t0=$SECONDS
 stack_started=1
 PLAIN_PORT=$(free_port 18400-18499) || die "no free port"
-unset_market=()
-while IFS= read -r name; do unset_market+=(-u "$name"); done < <(compgen -v MARKET_ || true)
-plain_exports=$(env "${unset_market[@]}" MARKET_WEBHOOK_ALLOW_PRIVATE=1 \
-    "$REPO/tools/stack" up --dir "$PLAIN_DIR" --port "$PLAIN_PORT" --workers 1)
-eval "$(printf '%s\n' "$plain_exports" | sed -n 's/^export /export PLAIN_/p')"
+plain_exports=$(plain_stack_up "$PLAIN_DIR" "$PLAIN_PORT")
+eval "$plain_exports"
 
 export MARKET_API_EXTENSIONS=webhook-management
 export MARKET_RATE_LIMIT=10

@@ -59,17 +59,7 @@ JUNIT=$WORK/junit.xml
 status=1
 stack_started=0
 
-show_logs() {
-    local d f
-    for d in "$STACK_DIR" "$PLAIN_DIR"; do
-        for f in api.log webhookd.log nginx-error.log postgresql.log; do
-            if [ -s "$d/log/$f" ]; then
-                say "last lines of $d/log/$f:"
-                tail -n 30 -- "$d/log/$f" | sed 's/^/    | /' >&2
-            fi
-        done
-    done
-}
+show_logs() { show_stack_logs say "$STACK_DIR" "$PLAIN_DIR"; }
 
 summary() {
     # One line from PHPUnit's JUnit report: passed, failed (failures + errors), skipped.
@@ -127,11 +117,8 @@ export PHP_IT_TLS_CA=$tls/ca.pem PHP_IT_TLS_CERT=$tls/server.pem PHP_IT_TLS_KEY=
 t0=$SECONDS
 stack_started=1
 PLAIN_PORT=$(free_port 18300-18399) || die "no free port"
-unset_market=()
-while IFS= read -r name; do unset_market+=(-u "$name"); done < <(compgen -v MARKET_ || true)
-plain_exports=$(env "${unset_market[@]}" MARKET_WEBHOOK_ALLOW_PRIVATE=1 \
-    "$REPO/tools/stack" up --dir "$PLAIN_DIR" --port "$PLAIN_PORT" --workers 1)
-eval "$(printf '%s\n' "$plain_exports" | sed -n 's/^export /export PLAIN_/p')"
+plain_exports=$(plain_stack_up "$PLAIN_DIR" "$PLAIN_PORT")
+eval "$plain_exports"
 
 PORT=$(free_port 18300-18399) || die "no free port"
 

@@ -31,17 +31,7 @@ PY=${PYTHON:-/usr/bin/python3}
 
 say() { printf 'python-client: %s\n' "$*" >&2; }
 
-show_logs() {
-    local d f
-    for d in "$STACK_DIR" "$PLAIN_DIR"; do
-        for f in api.log webhookd.log nginx-error.log postgresql.log migrate.log; do
-            if [ -s "$d/log/$f" ]; then
-                say "last lines of $d/log/$f:"
-                tail -n 30 -- "$d/log/$f" | sed 's/^/    | /' >&2
-            fi
-        done
-    done
-}
+show_logs() { show_stack_logs say "$STACK_DIR" "$PLAIN_DIR"; }
 
 command -v "$PY" >/dev/null || {
     say "no $PY (Debian package python3)"
@@ -93,11 +83,8 @@ export MARKET_API_EXTENSIONS=webhook-management
 # extension-off test subscribe an https://127.0.0.1 URL (nothing is delivered there).
 t0=$SECONDS
 PLAIN_PORT=$(free_port 18200-18299)
-unset_market=()
-while IFS= read -r name; do unset_market+=(-u "$name"); done < <(compgen -v MARKET_ || true)
-plain_exports=$(env "${unset_market[@]}" MARKET_WEBHOOK_ALLOW_PRIVATE=1 \
-    "$REPO/tools/stack" up --dir "$PLAIN_DIR" --port "$PLAIN_PORT" --workers 1)
-eval "$(printf '%s\n' "$plain_exports" | sed -n 's/^export /export PLAIN_/p')"
+plain_exports=$(plain_stack_up "$PLAIN_DIR" "$PLAIN_PORT")
+eval "$plain_exports"
 
 PORT=$(free_port 18200-18299)
 exports=$("$REPO/tools/stack" up --dir "$STACK_DIR" --port "$PORT")
