@@ -322,9 +322,11 @@ long long metrics_idle_ms(const metrics *m, long long now_ms)
     for (unsigned i = 0; i < used && i < METRICS_SLOTS; i++) {
         const slot *s = slot_at(m, i);
         int32_t holder = atomic_load_explicit(&s->pid, memory_order_relaxed);
-        if (s == m->mine || holder == 0 || process_gone(holder))
+        if (s == m->mine || holder == 0)
             continue;
-        if (atomic_load_explicit(&s->busy, memory_order_relaxed) != 0)
+        /* A dead worker's busy mark is stale; its last activity is not: the pool was
+         * active then, whichever worker served. */
+        if (atomic_load_explicit(&s->busy, memory_order_relaxed) != 0 && !process_gone(holder))
             return -1;
         long long at = atomic_load_explicit(&s->active_ms, memory_order_relaxed);
         if (at > last)

@@ -64,9 +64,9 @@ unsigned metrics_serving(const metrics *m, uint64_t what);
  * and when it last did something that counts as activity (metrics_active, now_ms on the
  * caller's monotonic clock, lib/clock.h, which is the same for every process of the
  * host). Each writes its own slot, so that the request path shares no cache line.
- * metrics_idle_ms answers, from the slots of the live processes only (a dead one's last
- * word is stale), how long none of them has been active: -1 while one of them is busy.
- * A slot's claim clears its busy mark. */
+ * metrics_idle_ms answers how long no process of the pool has been active (a worker
+ * that has exited since counts: the pool was active then): -1 while a live one is busy
+ * (a dead one's busy mark is stale). A slot's claim clears its busy mark. */
 void metrics_busy(metrics *m, bool busy);
 void metrics_active(metrics *m, long long now_ms);
 long long metrics_idle_ms(const metrics *m, long long now_ms);

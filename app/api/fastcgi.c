@@ -159,6 +159,11 @@ void fastcgi_catch_stop(void)
     fastcgi_conns_catch_stop();
 }
 
+bool fastcgi_stop_pending(void)
+{
+    return fastcgi_conns_stop_pending();
+}
+
 void fastcgi_tick(fastcgi_conn *c, int every_ms, void (*tick)(void *arg), void *arg)
 {
     fastcgi_conns_tick(&c->conns, every_ms, tick, arg);

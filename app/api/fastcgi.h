@@ -47,6 +47,9 @@ void fastcgi_finish(fastcgi_conn *c);
  * (fastcgi_conns_catch_stop, fastcgi_conns_stop): fastcgi_accept returns false. */
 void fastcgi_catch_stop(void);
 
+/* True once a stop signal has come, served or not yet (fastcgi_conns_stop_pending). */
+bool fastcgi_stop_pending(void);
+
 /* Runs tick(arg) every every_ms while the worker waits for a request (0: never). */
 void fastcgi_tick(fastcgi_conn *c, int every_ms, void (*tick)(void *arg), void *arg);
 

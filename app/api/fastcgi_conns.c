@@ -135,6 +135,19 @@ void fastcgi_conns_catch_stop(void)
     wait_mask_set = true;
 }
 
+bool fastcgi_conns_stop_pending(void)
+{
+    if (stop_arrived)
+        return true;
+    sigset_t pending;
+    if (sigpending(&pending) != 0)
+        return false;
+    for (size_t i = 0; i < STOP_SIGNALS; i++)
+        if (sigismember(&pending, stop_signals[i]) == 1)
+            return true;
+    return false;
+}
+
 void fastcgi_conns_stop(fastcgi_conns *set)
 {
     set->stopping = true;

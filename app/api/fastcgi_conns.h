@@ -115,6 +115,10 @@ bool fastcgi_conns_busy(fastcgi_conns *set);
  * waiting worker wakes at once. */
 void fastcgi_conns_catch_stop(void);
 
+/* True once a stop signal has arrived or waits to be let through (it is blocked outside
+ * the waits): a tick that runs meanwhile must not act as if the pool went on. */
+bool fastcgi_conns_stop_pending(void);
+
 /* Stopping, after a stop signal or this call: fastcgi_conns_next takes no new connection from
  * the listening socket (they wait in its backlog for the pool's next start: systemd's
  * socket, or tools/stack's supervisor, holds it), serves the requests already sent on

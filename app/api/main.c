@@ -135,12 +135,14 @@ static void stop_pool(idle_watch *iw, pid_t parent, long long idle_ms)
 }
 
 /* Every few seconds while the worker waits (fastcgi_tick): is the whole pool idle? One
- * worker of the pool looks (ops_pool_leads), so the pool is stopped once. */
+ * worker of the pool looks (ops_pool_leads), so the pool is stopped once. A stop already
+ * on its way ends the looking: the leader that asked for it may have exited first, which
+ * makes this worker the lowest live one. */
 static void look_for_idle(void *arg)
 {
     idle_watch *iw = arg;
-    if (!ops_pool_leads())
-        return; /* another worker looks */
+    if (fastcgi_stop_pending() || !ops_pool_leads())
+        return; /* stopping already, or another worker looks */
     long long idle_ms = ops_pool_idle_ms();
     pid_t parent = getppid();
     char name[64];

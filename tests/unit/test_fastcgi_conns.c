@@ -6,12 +6,14 @@
 #include <fcgiapp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -606,6 +608,45 @@ START_TEST(a_connection_that_sends_nothing_does_not_hold_the_stop)
 }
 END_TEST
 
+static bool pending_seen_by_tick;
+
+/* A stop signal that comes while a tick runs (multiwatch passing on the stop an idle
+ * leader asked for): the tick sees it pending. */
+static void stop_signal_on_tick(void *arg)
+{
+    (void)arg;
+    kill(getpid(), SIGQUIT);
+    pending_seen_by_tick = fastcgi_conns_stop_pending();
+    fastcgi_conns_tick(&set, 0, NULL, NULL);
+}
+
+/* In a child of its own: the stop signal it catches stays caught for the process. */
+static int stop_during_tick_child(void)
+{
+    if (fastcgi_conns_stop_pending())
+        return 10; /* nothing has come yet */
+    fastcgi_conns_catch_stop();
+    fastcgi_conns_tick(&set, 1, stop_signal_on_tick, NULL);
+    if (fastcgi_conns_next(&set, NULL) != NULL)
+        return 11; /* the wait after the tick lets the signal through: the worker stops */
+    if (!pending_seen_by_tick)
+        return 12;
+    return fastcgi_conns_stop_pending() ? 0 : 13;
+}
+
+START_TEST(a_stop_signal_during_a_tick_is_seen_there_and_stops_the_worker)
+{
+    pid_t child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0)
+        _exit(stop_during_tick_child());
+    int status = 0;
+    ck_assert_int_eq(waitpid(child, &status, 0), child);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+}
+END_TEST
+
 Suite *fastcgi_conns_suite(void)
 {
     Suite *s = suite_create("fastcgi_conns");
@@ -627,6 +668,7 @@ Suite *fastcgi_conns_suite(void)
     tcase_add_test(tc, a_stopping_worker_serves_what_it_holds_and_takes_no_more);
     tcase_add_test(tc, a_connection_taken_before_the_stop_has_its_request_served);
     tcase_add_test(tc, a_connection_that_sends_nothing_does_not_hold_the_stop);
+    tcase_add_test(tc, a_stop_signal_during_a_tick_is_seen_there_and_stops_the_worker);
     suite_add_tcase(s, tc);
     return s;
 }
