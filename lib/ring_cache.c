@@ -23,6 +23,7 @@ struct ring_cache {
     size_t nslots;
     long long ttl_ms;
     uint64_t rng; /* xorshift state for the lives' random part */
+    bool touched; /* every page of the ring faulted in (ring_cache_touch) */
 };
 
 /* FNV-1a: keys are short and a collision only costs a miss. */
@@ -42,14 +43,22 @@ ring_cache *ring_cache_new(size_t ring_bytes, size_t slots, long long ttl_ms)
         abort(); /* a caller's bug: there must be somewhere to put an entry */
     ring_cache *cache = xcalloc(1, sizeof *cache);
     cache->ring = xmalloc(ring_bytes);
-    cache->slots = xcalloc(slots, sizeof *cache->slots);
-    /* Touch every page now: the memory is counted from the start, not as traffic grows. */
-    memset(cache->ring, 0, ring_bytes);
+    cache->slots = xcalloc(slots, sizeof *cache->slots); /* the ring: ring_cache_touch */
     cache->ring_bytes = ring_bytes;
     cache->nslots = slots;
     cache->ttl_ms = ttl_ms;
     cache->rng = 0x9E3779B97F4A7C15ULL ^ (uint64_t)(uintptr_t)cache;
     return cache;
+}
+
+void ring_cache_touch(ring_cache *cache)
+{
+    if (cache->ttl_ms <= 0 || cache->touched)
+        return;
+    /* The bytes not written yet: the entries already put stay readable. */
+    if (cache->head < cache->ring_bytes)
+        memset(cache->ring + cache->head, 0, cache->ring_bytes - cache->head);
+    cache->touched = true;
 }
 
 void ring_cache_free(ring_cache *cache)

@@ -1,7 +1,8 @@
 /* ring_cache: a bounded cache of byte strings that live a short while.
  *
- * Memory is one ring allocated and touched when the cache is made, so the process's RSS
- * does not move with traffic afterwards: a new entry overwrites the oldest bytes, and a
+ * Memory is one ring allocated when the cache is made and touched whole by
+ * ring_cache_touch, so the process's RSS does not move with traffic afterwards: a new
+ * entry overwrites the oldest bytes, and a
  * lookup checks that its entry still lies inside the ring's live window and that its key
  * matches byte for byte. Entries are found through a direct-mapped slot table (a
  * collision replaces the older entry), so there are no chains for hostile keys to grow
@@ -19,6 +20,13 @@ typedef struct ring_cache ring_cache;
  * lives between half the TTL and the TTL, at random, so that entries put together do not
  * all expire together. */
 ring_cache *ring_cache_new(size_t ring_bytes, size_t slots, long long ttl_ms);
+
+/* Faults in every page of the ring (once; never for a cache that is off, ttl_ms <= 0).
+ * Apart from ring_cache_new so that the caller chooses when: market-api does it after
+ * its first answer, since a pool started by a request (an idle site's) would otherwise
+ * fault in megabytes before answering it (20 ms for 4 MB on a virtual machine). A cache
+ * works untouched: its pages then come as entries are written. */
+void ring_cache_touch(ring_cache *cache);
 void ring_cache_free(ring_cache *cache);
 
 /* The value stored under key if it is still alive at now_ms. The pointer stays

@@ -221,6 +221,7 @@ int main(int argc, char **argv)
     buf_init(&headers, 1024);
     buf_init(&head, 1024);
     time_t last_prune = 0;
+    bool answered = false;
     const fastcgi_idle idle = {idle_fd, idle_wake, &w};
 
     /* A line per request, written in batches while requests keep coming (lib/log.h). */
@@ -254,6 +255,10 @@ int main(int argc, char **argv)
         fastcgi_finish(&conn);
         request_end(&r);
         arena_reset(&a);
+        if (!answered) { /* after the answer: a pool started by this request sent it first */
+            answered = true;
+            serve_after_first_answer(&w);
+        }
 
         /* The rate windows of past minutes, a few rows per key: cheap enough between two
          * requests. Everything else that only grows is market-webhookd's retention pass,

@@ -24,6 +24,11 @@ void serve_init(worker *w)
     buf_init(&w->page_key, 512);
 }
 
+void serve_after_first_answer(worker *w)
+{
+    ring_cache_touch(w->pages);
+}
+
 /* The page cache's key: the statement and its parameters, each with its length (a NULL
  * parameter has none), which is everything a catalogue answer depends on. */
 static void cache_key(const catalogue_read *read, buf *key)

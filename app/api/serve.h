@@ -16,6 +16,10 @@
  * channel market-admin's catalogue writes notify (sql/migrations/006_search.sql). */
 void serve_init(worker *w);
 
+/* What serve_init leaves until the worker has answered its first request (the page
+ * cache's memory faulted in: ring_cache_touch). */
+void serve_after_first_answer(worker *w);
+
 /* Answers a request for a catalogue route (r->route->catalogue == route). */
 void serve_catalogue(request *r, const catalogue_handler *route);
 

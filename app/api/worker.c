@@ -43,7 +43,12 @@ bool worker_init(worker *w, const char *version)
     db_set_session(w->db, "SET plan_cache_mode = force_generic_plan");
     serve_init(w);
     auth_init(w);
-    db_ready(w->db); /* connect now if we can; requests reconnect if we cannot */
+    /* Connect now if we can (requests reconnect if we cannot), unless the pool stops when
+     * idle: a request started it, which one worker takes, and the others would connect
+     * only to compete with that worker for the CPU while it answers; each connects at its
+     * own first request instead. */
+    if (w->cfg.idle_exit <= 0)
+        db_ready(w->db);
     if (!ops_init(w, version, err, sizeof err)) {
         fprintf(stderr, "market-api: %s\n", err);
         return false;

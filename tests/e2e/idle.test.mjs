@@ -222,3 +222,20 @@ test('an idle drainer holds one database connection, and an event still leaves a
     await rx.close();
   }
 });
+
+test("a pool that stops when idle connects at its workers' first requests, not at its start", async () => {
+  // A request starts such a pool, and one worker takes it: the others would only compete
+  // with it for the CPU while it connects (app/api/worker.c).
+  const pid = await servingPool();
+  await waitFor(() => !alive(pid), { timeout: (IDLE_S + 8) * 1000, message: `multiwatch ${pid} to exit` });
+  const next = await waitFor(() => {
+    const p = poolPid();
+    return p !== null && p !== pid && workersOf(p).length === 2 ? p : null;
+  }, { message: 'the next pool with its 2 workers' });
+  const sessions = () => psql("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'market-api'");
+  await waitFor(() => sessions() === '0', { message: "the stopped pool's sessions to end" });
+  await sleep(300); // time for a worker that would connect at its start to have done so
+  assert.equal(sessions(), '0', `the workers of multiwatch ${next} started without a session`);
+  assert.equal((await get('/v1/products?limit=1')).status, 200);
+  assert.equal(sessions(), '1', 'the worker that answered connected; the other waits');
+});

@@ -36,6 +36,26 @@ START_TEST(returns_what_was_put)
 }
 END_TEST
 
+START_TEST(touching_the_ring_keeps_what_it_holds)
+{
+    /* market-api touches its ring after its first answer, which may have put an entry. */
+    ring_cache *c = ring_cache_new(4096, 16, 1000);
+    char out[64];
+    put(c, "a", "alpha", 0);
+    ring_cache_touch(c);
+    ring_cache_touch(c); /* once is enough; again changes nothing */
+    ck_assert(get(c, "a", 10, out, sizeof out));
+    ck_assert_str_eq(out, "alpha");
+    put(c, "b", "beta", 0);
+    ck_assert(get(c, "b", 10, out, sizeof out));
+    ck_assert_str_eq(out, "beta");
+    ring_cache_free(c);
+    ring_cache *off = ring_cache_new(4096, 16, 0);
+    ring_cache_touch(off); /* a cache that is off is never touched */
+    ring_cache_free(off);
+}
+END_TEST
+
 START_TEST(entries_expire_after_the_ttl)
 {
     ring_cache *c = ring_cache_new(4096, 16, 1000);
@@ -188,6 +208,7 @@ Suite *ring_cache_suite(void)
     Suite *s = suite_create("ring_cache");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, returns_what_was_put);
+    tcase_add_test(tc, touching_the_ring_keeps_what_it_holds);
     tcase_add_test(tc, entries_expire_after_the_ttl);
     tcase_add_test(tc, lives_are_spread_between_half_the_ttl_and_the_ttl);
     tcase_add_test(tc, a_newer_put_replaces_the_value);
