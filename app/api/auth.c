@@ -389,6 +389,15 @@ bool auth_has_scope(const request *r, const char *scope)
     return strcmp(scope, "products:read") == 0 || strcmp(scope, "orders:read") == 0;
 }
 
+bool auth_require_scope(request *r, const char *scope)
+{
+    if (auth_has_scope(r, scope))
+        return true;
+    respond_error(r, 403, "permission_error", "insufficient_scope", NULL,
+                  "this API key lacks the scope %s", scope);
+    return false;
+}
+
 void auth_prune_windows(worker *w)
 {
     PGresult *res = db_exec(w->db, &prune_windows, NULL);

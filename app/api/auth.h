@@ -49,6 +49,10 @@ bool auth_check(request *r);
 /* True when the caller's key grants scope. */
 bool auth_has_scope(const request *r, const char *scope);
 
+/* auth_has_scope, or the answer 403 insufficient_scope (which replaces an answer already
+ * written, such as a refused input's: the scope is checked before the input). */
+bool auth_require_scope(request *r, const char *scope);
+
 /* Deletes rate-limit windows that ended; called now and then by each worker. */
 void auth_prune_windows(worker *w);
 

@@ -58,11 +58,8 @@ static void dispatch(request *r)
                       "%s is not allowed here; allowed: %s", r->method, allow);
         return;
     }
-    if (!keyless && !auth_has_scope(r, r->route->scope)) {
-        respond_error(r, 403, "permission_error", "insufficient_scope", NULL,
-                      "this API key lacks the scope %s", r->route->scope);
+    if (!keyless && !auth_require_scope(r, r->route->scope))
         return;
-    }
     if (routes_read_input(r))
         r->route->handle(r);
 }

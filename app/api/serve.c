@@ -127,9 +127,10 @@ static PGresult *check_key(request *r, const auth_query *q, const catalogue_read
 }
 
 /* A catalogue route, in one sequence whatever the page's source: the key, then the page.
- * The order of checks holds: the page is used only once the key passed (401 and 429
- * win over a refused input, answered by routes_read_input or plan). Every key has the
- * catalogue's scope (routes.c), so after the key only the input can be refused. */
+ * The order of checks holds: the page is used only once the key passed and holds the
+ * route's scope (401, 429 and 403 win over a refused input, answered by routes_read_input
+ * or plan). Every key has the catalogue's scope today (routes.c); the check stays so
+ * that a scope given to the route later is not silently ignored. */
 void serve_catalogue(request *r, const catalogue_handler *route)
 {
     auth_query q;
@@ -160,7 +161,8 @@ void serve_catalogue(request *r, const catalogue_handler *route)
     if (asked)
         key_res = check_key(r, &q, &read, source, &page);
     PGresult *replica_page = page_collect(r, reader, &read); /* always: the answer must be read */
-    if ((asked && key_res == NULL) || !auth_finish(r, &q, key_res) || source == PAGE_NONE)
+    if ((asked && key_res == NULL) || !auth_finish(r, &q, key_res) ||
+        !auth_require_scope(r, r->route->scope) || source == PAGE_NONE)
         return;
     if (page != NULL && !request_result_ok(r, read.stmt, page))
         return;
