@@ -22,6 +22,9 @@
 #   make package-check   builds the package, lints it, installs it here and tries it
 #   make systemd-check   (root) the package's units under a real systemd: a Debian 12
 #                root booted by systemd-nspawn, the package installed and tried there
+#   make bench-sites [SITES=100]  (root) that container with N sites of market-admin
+#                site create: their creation, idle footprint, cold first requests, an
+#                upgrade of the package and their removal, measured (bench/sites)
 
 CC       ?= cc
 BUILD    ?= build
@@ -58,7 +61,7 @@ PROGRAMS = $(BUILD)/market-api $(BUILD)/market-webhookd $(BUILD)/market-admin
 
 .PHONY: hostile-check search-exact-check all run check deps unit unit-asan cli-test admin-test triggers-test e2e clients-check \
         clients-release-check clients-dist clients-install-test \
-        fuzz fuzz-long bench soak format lint lint-format tidy cppcheck clean scale-check \
+        fuzz fuzz-long bench bench-sites soak format lint lint-format tidy cppcheck clean scale-check \
         failover-check man dist install \
         uninstall install-test deb package-check systemd-check openapi-lint reference reference-test FORCE
 all: $(PROGRAMS)
@@ -185,6 +188,16 @@ check: deps
 
 bench: all
 	bench/run
+
+# A hundred sites on one host, measured (bench/sites, as root, about 15 minutes on 2
+# cores): in the container of systemd-check (tests/systemd/lib.sh), SITES sites made by
+# market-admin site create and started as it says; the time of each site create, what the
+# host holds once they are all idle (processes, memory, database sessions), a cold first
+# request to each, an upgrade of the package migrating them all and the removal of each;
+# a summary table, also in var/bench-sites/. Not part of check nor of CI.
+SITES ?= 100
+bench-sites:
+	bench/sites --sites $(SITES)
 
 # The soak (tests/soak/run): a mixed load at half the measured capacity against a whole
 # stack for DURATION seconds, with webhook deliveries, sampling RSS, PostgreSQL's
