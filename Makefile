@@ -49,17 +49,19 @@ WEBHOOKD_SRC := $(wildcard app/webhookd/*.c)
 ADMIN_SRC    := $(wildcard app/admin/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 # The pure parts of the programs, unit tested beside lib/: linked into the unit binary
-# without the programs' main.c. The tests include them as "webhookd/retry.h" and so on.
+# without the programs' main.c; of market-api every file but main.c, so that a test can
+# run its route table, key and idempotency checks on a request made in memory. The tests
+# include them as "webhookd/retry.h", "api/routes.h" and so on.
 UNIT_APP_SRC := app/webhookd/retry.c app/webhookd/duetimes.c app/webhookd/target.c \
                 app/webhookd/cabundle.c app/webhookd/resolver.c app/webhookd/prune_pass.c \
-                app/api/mime.c app/api/links.c app/api/fastcgi_conns.c app/api/pool_idle.c \
+                $(filter-out app/api/main.c,$(wildcard app/api/*.c)) \
                 app/admin/site_text.c
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 
 PROGRAMS = $(BUILD)/market-api $(BUILD)/market-webhookd $(BUILD)/market-admin
 
-.PHONY: hostile-check search-exact-check all run check deps unit unit-asan cli-test admin-test triggers-test e2e clients-check \
+.PHONY: hostile-check search-exact-check all run check deps unit unit-asan cli-test readme-settings admin-test triggers-test e2e clients-check \
         clients-release-check clients-dist clients-install-test \
         fuzz fuzz-long bench bench-sites soak format lint lint-format tidy cppcheck clean scale-check \
         failover-check man dist install \
@@ -86,6 +88,19 @@ $(BUILD)/market-webhookd: $(call obj,$(WEBHOOKD_SRC)) $(BUILD)/libmarket.a
 
 $(BUILD)/market-admin: $(call obj,$(ADMIN_SRC)) $(BUILD)/libmarket.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# What the documentation takes from the table of settings, lib/settings.c: the settings
+# file's blocks and the README's table (tools/settings-doc.c).
+$(BUILD)/settings-doc: $(call obj,tools/settings-doc.c) $(BUILD)/libmarket.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# The README's table of settings, between its two marker comments, made again from the
+# table (tests/cli/settings.sh fails while they differ).
+readme-settings: $(BUILD)/settings-doc
+	$(BUILD)/settings-doc markdown >$(BUILD)/settings.md
+	awk -v table=$(BUILD)/settings.md '/^<!-- settings: /{print; while ((getline l <table) > 0) print l; skip=1; next} \
+	    /^<!-- end of settings -->/{skip=0} !skip; END {exit skip}' README.md >README.md.new
+	mv -f README.md.new README.md
 
 $(call obj,$(UNIT_SRC)): CPPFLAGS += -Iapp
 
@@ -116,7 +131,7 @@ unit-asan:
 	        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 build/asan/unit-tests
 
 # --help, --version and wrong arguments of the three programs; no database needed.
-cli-test: all
+cli-test: all $(BUILD)/settings-doc
 	tests/cli/run.sh
 
 # market-admin against a scratch PostgreSQL cluster of its own, and the unit tests' cases
@@ -247,9 +262,20 @@ failover-check: all
 #                reason. unusedStructMember is off: a struct that lays out a file or a
 #                message is written and compared whole (write, memcmp), which it reads as
 #                members never used
-LINT_C   := $(wildcard lib/*.[ch] app/*/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch])
+#   lint-comments  every C file of lib/ and app/ opens with a comment saying why it exists
+#                (tools/check-comments)
+#   lint-db      libpq (its header, PGresult, PGconn, PQ*) appears only in lib/db*.[ch]
+#                (tools/check-db-boundary)
+LINT_C   := $(wildcard lib/*.[ch] app/*/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] tools/*.c)
 LINT_SRC := $(filter %.c,$(LINT_C))
-lint: lint-format tidy cppcheck
+lint: lint-format lint-comments lint-db tidy cppcheck
+
+.PHONY: lint-comments lint-db
+lint-comments:
+	tools/check-comments
+
+lint-db:
+	tools/check-db-boundary
 
 format:
 	clang-format -i $(LINT_C)
@@ -362,7 +388,12 @@ define render
 	@mv -f $(2).new $(2)
 endef
 
-$(DIST)/market.env: etc/market.env.in $(DIST)/paths
+# The settings file: etc/market.env.in's header, then a block per setting of lib/settings.c.
+$(DIST)/market.env.in: etc/market.env.in $(BUILD)/settings-doc
+	@mkdir -p $(@D)
+	{ grep -v '^#%' etc/market.env.in && $(BUILD)/settings-doc env; } >$@.new
+	@mv -f $@.new $@
+$(DIST)/market.env: $(DIST)/market.env.in $(DIST)/paths
 	$(call render,$<,$@,$(RENDER))
 $(DIST)/systemd/%: systemd/%.in $(DIST)/paths
 	$(call render,$<,$@,$(RENDER))

@@ -1,3 +1,6 @@
+/* arena: the memory of one request, so that no handler's error path has anything to free.
+ * Its blocks are known here alone; what grows inside an arena (buf_init_arena,
+ * arena_printf) takes a fresh piece of it rather than resizing in place. */
 #include "arena.h"
 #include "mem.h"
 

@@ -1,3 +1,6 @@
+/* buf: the one growable byte string of the programs (response bodies, Prometheus text,
+ * SQL arrays, encoded tokens, the CA bundle), so that bounds and growth are written once.
+ * It also grows inside an arena, for a request's buffers that are never freed alone. */
 #include "buf.h"
 #include "mem.h"
 

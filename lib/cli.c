@@ -1,3 +1,6 @@
+/* cli: the --help and --version of the two daemons in one place, so that market-api and
+ * market-webhookd answer alike and help2man reads both pages the same way (Makefile,
+ * target man). */
 #include "cli.h"
 
 #include <string.h>
@@ -10,8 +13,10 @@ static void print_help(const cli_daemon *d, FILE *out)
             "Options:\n"
             "  -h, --help     print this help and exit\n"
             "      --version  print the version and exit\n\n"
-            "Environment:\n%s",
-            d->program, d->description, d->environment);
+            "Environment:\n",
+            d->program, d->description);
+    settings_write_help(out, d->settings);
+    fprintf(out, "%s", d->environment);
 }
 
 int cli_daemon_args(int argc, char **argv, const cli_daemon *d, FILE *out, FILE *err)

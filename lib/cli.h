@@ -6,12 +6,16 @@
 
 #include <stdio.h>
 
-/* What --help says of a daemon: its description (paragraphs ending with a line feed) and
- * the settings it reads; the usage line and the options are the same for both. */
+#include "settings.h" /* SETTING_API, SETTING_WEBHOOKD */
+
+/* What --help says of a daemon: its description (paragraphs ending with a line feed), the
+ * settings it reads (SETTING_API or SETTING_WEBHOOKD: the list comes from lib/settings.c)
+ * and a closing paragraph on them; the usage line and the options are the same for both. */
 typedef struct {
     const char *program;
     const char *version;
     const char *description;
+    unsigned settings;
     const char *environment;
 } cli_daemon;
 

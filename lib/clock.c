@@ -1,3 +1,6 @@
+/* clock: the programs' time sources in one file, so that what measures a duration is
+ * visibly the monotonic clock, and the one wall-clock reading (clock_ms_real) says so in
+ * its name. */
 #include "clock.h"
 
 #include <time.h>

@@ -1,14 +1,21 @@
+/* config: reads the MARKET_* settings into a market_config once, at start, by walking
+ * the table of lib/settings.c: each value is parsed and checked as its type says, an unset
+ * one takes its default, a required one must be there. The parsing of the setting types
+ * lives here, the list of settings there. */
 #include "config.h"
 #include "mem.h"
+#include "settings.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static bool parse_long(const char *text, long min, long max, long *out)
 {
+    /* A digit or a minus first: strtol would also skip white space and take a plus. */
+    if ((*text < '0' || *text > '9') && *text != '-')
+        return false;
     char *end;
     errno = 0;
     long v = strtol(text, &end, 10);
@@ -18,35 +25,10 @@ static bool parse_long(const char *text, long min, long max, long *out)
     return true;
 }
 
-/* Reads an integer variable with a default; false (and err set) when it is malformed. */
-static bool env_long(const char *name, long def, long min, long max, long *out, char *err,
-                     size_t errlen)
-{
-    const char *v = getenv(name);
-    if (v == NULL || *v == '\0') {
-        *out = def;
-        return true;
-    }
-    if (parse_long(v, min, max, out))
-        return true;
-    snprintf(err, errlen, "%s must be an integer from %ld to %ld", name, min, max);
-    return false;
-}
-
-/* The pool's default size: one worker per core, as tools/stack and the unit start it. */
-static long cores(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n >= 1 && n <= 256 ? n : 1;
-}
-
+/* The secret itself, from the file MARKET_SECRET_FILE names (required, so set). */
 static bool load_secret(market_config *cfg, char *err, size_t errlen)
 {
-    const char *path = getenv("MARKET_SECRET_FILE");
-    if (path == NULL || *path == '\0') {
-        snprintf(err, errlen, "MARKET_SECRET_FILE is required");
-        return false;
-    }
+    const char *path = cfg->secret_file;
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
         snprintf(err, errlen, "MARKET_SECRET_FILE %s: %s", path, strerror(errno));
@@ -156,105 +138,196 @@ bool config_parse_durations(const char *text, long *out, int max, int *count)
     return true;
 }
 
+/* A decimal number of seconds from min to max, "0.5" or "5". */
+static bool parse_seconds(const char *text, long min, long max, double *out)
+{
+    /* Digits or a point first: strtod would also take white space, a sign or "inf". */
+    if ((*text < '0' || *text > '9') && *text != '.')
+        return false;
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno != 0 || *end != '\0' || !(v >= (double)min && v <= (double)max))
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool is_url(const char *text)
+{
+    return strncmp(text, "https://", 8) == 0 || strncmp(text, "http://", 7) == 0;
+}
+
+/* What a value of the type is, for the messages. */
+static const char *what_it_is(setting_type type)
+{
+    switch (type) {
+    case SETTING_CONNINFO:
+        return "a libpq connection string";
+    case SETTING_FILE:
+        return "a file name";
+    case SETTING_ABSOLUTE_PATH:
+        return "an absolute path";
+    case SETTING_URL:
+        return "an http:// or https:// URL";
+    case SETTING_INTEGER:
+        return "an integer";
+    case SETTING_SECONDS:
+        return "a number of seconds";
+    case SETTING_SWITCH:
+        return "0 or 1";
+    case SETTING_DURATIONS:
+        return "a comma list of durations such as 5s,5m,2h";
+    case SETTING_DURATION:
+        return "one duration in s, m, h or d such as 30d (at most 366d)";
+    case SETTING_EXTENSIONS:
+        return "a comma list of extensions (known: " CONFIG_EXTENSIONS_KNOWN ")";
+    }
+    return "a value";
+}
+
+/* What a setting's text was parsed into, before it goes into its field. */
+typedef struct {
+    const char *text; /* the value, or the default; NULL: none */
+    long number;      /* SETTING_INTEGER, SETTING_SWITCH, SETTING_DURATION */
+    double seconds;   /* SETTING_SECONDS */
+    long durations[CONFIG_MAX_RETRIES];
+    int count;     /* SETTING_DURATIONS */
+    unsigned bits; /* SETTING_EXTENSIONS */
+} parsed;
+
+/* Checks text as s's type says; false with one line in err when it is malformed. */
+static bool parse_setting(const setting *s, const char *text, parsed *p, char *err, size_t errlen)
+{
+    bool ok = true;
+    char unknown[64];
+    switch (s->type) {
+    case SETTING_CONNINFO:
+    case SETTING_FILE:
+        break;
+    case SETTING_ABSOLUTE_PATH:
+        ok = text[0] == '/';
+        break;
+    case SETTING_URL:
+        ok = is_url(text);
+        break;
+    case SETTING_INTEGER:
+        if (!parse_long(text, s->min, s->max, &p->number)) {
+            snprintf(err, errlen, "%s must be an integer from %ld to %ld", s->name, s->min, s->max);
+            return false;
+        }
+        break;
+    case SETTING_SECONDS:
+        if (!parse_seconds(text, s->min, s->max, &p->seconds)) {
+            snprintf(err, errlen, "%s must be a number of seconds from %ld to %ld", s->name, s->min,
+                     s->max);
+            return false;
+        }
+        break;
+    case SETTING_SWITCH:
+        ok = strcmp(text, "0") == 0 || strcmp(text, "1") == 0;
+        p->number = text[0] == '1';
+        break;
+    case SETTING_DURATIONS:
+        ok = config_parse_durations(text, p->durations, CONFIG_MAX_RETRIES, &p->count);
+        break;
+    case SETTING_DURATION:
+        ok = config_parse_durations(text, &p->number, 1, &p->count);
+        break;
+    case SETTING_EXTENSIONS:
+        if (!config_parse_extensions(text, &p->bits, unknown, sizeof unknown)) {
+            snprintf(err, errlen,
+                     "%s names an unknown extension \"%s\" (known: " CONFIG_EXTENSIONS_KNOWN ")",
+                     s->name, unknown);
+            return false;
+        }
+        break;
+    }
+    if (!ok)
+        snprintf(err, errlen, "%s must be %s", s->name, what_it_is(s->type));
+    return ok;
+}
+
+/* Puts p into s's field of cfg (memcpy: the field's type is the setting type's). */
+static void store(const setting *s, const parsed *p, market_config *cfg)
+{
+    char *field = (char *)cfg + s->field;
+    bool on = p->number == 1;
+    const char *url = NULL;
+    switch (s->type) {
+    case SETTING_CONNINFO:
+    case SETTING_FILE:
+    case SETTING_ABSOLUTE_PATH:
+        memcpy(field, &p->text, sizeof p->text);
+        break;
+    case SETTING_URL:
+        /* Kept without its trailing slashes: links are base + "/" + token. */
+        if (p->text != NULL) {
+            size_t n = strlen(p->text);
+            while (n > 0 && p->text[n - 1] == '/')
+                n--;
+            url = xstrndup(p->text, n);
+        }
+        memcpy(field, &url, sizeof url);
+        break;
+    case SETTING_INTEGER:
+    case SETTING_DURATION:
+        memcpy(field, &p->number, sizeof p->number);
+        break;
+    case SETTING_SECONDS:
+        memcpy(field, &p->seconds, sizeof p->seconds);
+        break;
+    case SETTING_SWITCH:
+        memcpy(field, &on, sizeof on);
+        break;
+    case SETTING_DURATIONS:
+        memcpy(field, p->durations, sizeof p->durations);
+        memcpy((char *)cfg + s->count_field, &p->count, sizeof p->count);
+        break;
+    case SETTING_EXTENSIONS:
+        memcpy(field, &p->bits, sizeof p->bits);
+        break;
+    }
+}
+
+/* Reads one setting into cfg: its value, else its default; required under needs. */
+static bool load_setting(const setting *s, market_config *cfg, int needs, char *err, size_t errlen)
+{
+    const char *text = settings_getenv(s);
+    if (text == NULL && (s->required & needs) != 0) {
+        snprintf(err, errlen, "%s is required (%s)", s->name, what_it_is(s->type));
+        return false;
+    }
+    parsed p;
+    memset(&p, 0, sizeof p);
+    if (text == NULL && s->computed_default != NULL) {
+        p.number = s->computed_default(cfg);
+    } else {
+        p.text = text != NULL ? text : s->fallback;
+        if (p.text != NULL && !parse_setting(s, p.text, &p, err, errlen))
+            return false;
+    }
+    store(s, &p, cfg);
+    return true;
+}
+
 bool config_load(market_config *cfg, int needs, char *err, size_t errlen)
 {
     memset(cfg, 0, sizeof *cfg);
-    const char *db = getenv("MARKET_DB");
-    cfg->db = db != NULL ? db : "";
-    const char *db_read = getenv("MARKET_DB_READ");
-    cfg->db_read = db_read != NULL && *db_read != '\0' ? db_read : NULL;
-
-    if ((needs & CONFIG_NEED_SECRET) && !load_secret(cfg, err, errlen))
-        return false;
-    if (!env_long("MARKET_RATE_LIMIT", 600, 1, 1000000000, &cfg->rate_limit, err, errlen) ||
-        !env_long("MARKET_KEY_GRACE", 86400, 0, 365L * 86400, &cfg->key_grace, err, errlen) ||
-        !env_long("MARKET_WEBHOOK_SECRET_GRACE", 86400, 0, 7L * 86400, &cfg->webhook_secret_grace,
-                  err, errlen) ||
-        !env_long("MARKET_DOWNLOAD_TTL", 3600, 60, 86400, &cfg->download_ttl, err, errlen) ||
-        !env_long("MARKET_WEBHOOK_TIMEOUT", 10, 1, 300, &cfg->webhook_timeout, err, errlen) ||
-        !env_long("MARKET_PAGE_CACHE_MS", 1000, 0, 10000, &cfg->page_cache_ms, err, errlen) ||
-        !env_long("MARKET_REQUEST_LOG", 1, 0, 1, &cfg->request_log, err, errlen) ||
-        !env_long("MARKET_STATEMENT_TIMEOUT", 2000, 10, 600000, &cfg->statement_timeout_ms, err,
-                  errlen) ||
-        !env_long("MARKET_WORKERS", cores(), 1, 256, &cfg->workers, err, errlen) ||
-        !env_long("MARKET_IDLE_EXIT", 0, 0, 86400, &cfg->idle_exit, err, errlen) ||
-        /* docs/contract.md section 3: half the host's workers, at least one */
-        !env_long("MARKET_KEY_INFLIGHT", cfg->workers / 2 > 0 ? cfg->workers / 2 : 1, 1, 256,
-                  &cfg->key_inflight, err, errlen) ||
-        !env_long("MARKET_DB_READ_MAX_LAG", 10, 1, 86400, &cfg->db_read_max_lag, err, errlen))
-        return false;
-
-    const char *base = getenv("MARKET_DOWNLOAD_BASE_URL");
-    const char *root = getenv("MARKET_FILES_ROOT");
-    if (needs & CONFIG_NEED_DOWNLOADS) {
-        if (base == NULL ||
-            (strncmp(base, "https://", 8) != 0 && strncmp(base, "http://", 7) != 0)) {
-            snprintf(err, errlen,
-                     "MARKET_DOWNLOAD_BASE_URL is required (an http:// or https:// URL)");
+    for (size_t i = 0; i < settings_count; i++)
+        if (!load_setting(&settings[i], cfg, needs, err, errlen))
             return false;
-        }
-        if (root == NULL || root[0] != '/') {
-            snprintf(err, errlen, "MARKET_FILES_ROOT is required (an absolute path)");
-            return false;
-        }
-    }
-    if (base != NULL) {
-        /* Store it without a trailing slash: links are base + "/" + token. */
-        size_t n = strlen(base);
-        while (n > 0 && base[n - 1] == '/')
-            n--;
-        cfg->download_base_url = xstrndup(base, n);
-    }
-    cfg->files_root = root;
-
-    const char *retries = getenv("MARKET_WEBHOOK_RETRIES");
-    if (retries == NULL || *retries == '\0')
-        retries = "5s,5m,30m,2h,5h,10h,10h";
-    if (!config_parse_durations(retries, cfg->webhook_retries, CONFIG_MAX_RETRIES,
-                                &cfg->webhook_retry_count)) {
-        snprintf(err, errlen,
-                 "MARKET_WEBHOOK_RETRIES must be a comma list of durations such as 5s,5m,2h");
+    if ((needs & CONFIG_NEED_SECRET) != 0 && !load_secret(cfg, err, errlen))
         return false;
-    }
-    const char *ca = getenv("MARKET_WEBHOOK_CA_FILE");
-    cfg->webhook_ca_file = (ca != NULL && *ca != '\0') ? ca : NULL;
-
-    const char *priv = getenv("MARKET_WEBHOOK_ALLOW_PRIVATE");
-    if (priv != NULL && *priv != '\0' && strcmp(priv, "0") != 0 && strcmp(priv, "1") != 0) {
-        snprintf(err, errlen, "MARKET_WEBHOOK_ALLOW_PRIVATE must be 0 or 1");
-        return false;
-    }
-    cfg->webhook_allow_private = priv != NULL && strcmp(priv, "1") == 0;
-
-    /* One duration in the unit of the retry delays, so that tests can keep seconds. */
-    const char *retention = getenv("MARKET_RETENTION");
-    int one = 0;
-    cfg->retention = CONFIG_RETENTION_DEFAULT;
-    if (retention != NULL && *retention != '\0' &&
-        !config_parse_durations(retention, &cfg->retention, 1, &one)) {
-        snprintf(err, errlen,
-                 "MARKET_RETENTION must be one duration in s, m, h or d such as 30d "
-                 "(at most 366d)");
-        return false;
-    }
-
-    const char *ext = getenv("MARKET_API_EXTENSIONS");
-    char unknown[64];
-    if (ext != NULL &&
-        !config_parse_extensions(ext, &cfg->api_extensions, unknown, sizeof unknown)) {
-        snprintf(err, errlen,
-                 "MARKET_API_EXTENSIONS names an unknown extension \"%s\" "
-                 "(known: " CONFIG_EXTENSIONS_KNOWN ")",
-                 unknown);
-        return false;
-    }
-
-    const char *metrics = getenv("MARKET_METRICS_FILE");
-    cfg->metrics_file =
-        (metrics != NULL && *metrics != '\0') ? metrics : CONFIG_METRICS_FILE_DEFAULT;
-    if (cfg->metrics_file[0] != '/') {
-        snprintf(err, errlen, "MARKET_METRICS_FILE must be an absolute path");
-        return false;
-    }
     return true;
+}
+
+bool config_load_one(market_config *cfg, const char *name, char *err, size_t errlen)
+{
+    const setting *s = settings_find(name);
+    if (s == NULL) {
+        snprintf(err, errlen, "%s is not a setting (lib/settings.c)", name);
+        return false;
+    }
+    return load_setting(s, cfg, 0, err, errlen);
 }

@@ -1,3 +1,7 @@
+/* crypto: the one file that calls libgcrypt, so that the algorithms, the key sizes and
+ * the sealed format (AES-256-GCM: nonce, ciphertext and tag, in base64) are chosen and
+ * reviewed in one place. base64 and hex live here because tokens and secrets are what
+ * they encode. */
 #include "crypto.h"
 
 #include <gcrypt.h>

@@ -1,3 +1,6 @@
+/* cursor: the cursor format in one place, so that every list route's next_cursor is
+ * sealed and checked the same way; a route gives only its context (app/api/paging.c) and
+ * its key fields. A cursor is client input: fuzzed (tests/fuzz/fuzz_cursor.c). */
 #include "cursor.h"
 
 #include <string.h>

@@ -9,21 +9,27 @@
  * returns NULL and the caller answers 503; the next call reconnects, at most every
  * DB_RETRY_MS, so a down database costs callers almost nothing.
  *
- * This header is the whole of the database layer that callers see: the connection itself
- * (libpq's PGconn) never leaves lib/db*.c, and results are read through the accessors at
- * the end (inline: a cell is read where libpq keeps it, without a copy). The layer is
- * split by responsibility: db.c (the handle, connecting, the host race), db_statements.c
- * (prepared statements, pipelines, transactions), db_notify.c (LISTEN/NOTIFY) and
- * db_script.c (a tool's scripts and COPY); db_internal.h is what they share. */
+ * The database layer is split by audience: this header is what a request needs (the
+ * connection, prepared statements, pipelines, transactions, notifications, results);
+ * db_script.h adds what a tool needs (SQL scripts, one-off queries, COPY) and db_async.h
+ * what a second connection read without blocking needs (a read replica). libpq itself
+ * never leaves lib/db*.c: no caller sees a PGconn, and a result (db_result) is read
+ * through the accessors at the end of this file. The files: db.c (the handle,
+ * connecting, the host race), db_statements.c (prepared statements, pipelines,
+ * transactions), db_notify.c (LISTEN/NOTIFY), db_script.c (scripts and COPY),
+ * db_result.c (reading results); db_internal.h is what they share. */
 #ifndef MARKET_DB_H
 #define MARKET_DB_H
 
-#include <libpq-fe.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdlib.h>
 
 #define DB_RETRY_MS 200
+
+/* A statement's result: libpq's own (struct pg_result), opaque outside lib/db*.c, so that
+ * no caller depends on libpq's header or reads a result but through the accessors at the
+ * end of this file. */
+typedef struct pg_result db_result;
 
 typedef struct {
     const char *name;
@@ -44,18 +50,27 @@ void db_close(db *d);
 /* Ensures the connection is up; false if it is down (after a throttled reconnect try). */
 bool db_ready(db *d);
 
+/* A statement's parameters are text, as PostgreSQL reads them; an integer or a boolean
+ * becomes that text here, so that no caller converts one by hand. The text lives in the
+ * caller's db_arg, which must outlive the statement's run. */
+typedef struct {
+    char text[24];
+} db_arg;
+const char *db_arg_int(db_arg *arg, long long value);
+const char *db_arg_bool(bool value); /* "true" or "false" */
+
 /* Runs a prepared statement with text parameters (NULL = SQL NULL). Returns NULL when the
- * connection failed (the caller answers 503), else a result the caller must PQclear,
+ * connection failed (the caller answers 503), else a result the caller must db_clear,
  * whose status may still be an error (constraint violation and the like). */
-PGresult *db_exec(db *d, db_stmt *stmt, const char *const *params);
+db_result *db_exec(db *d, db_stmt *stmt, const char *const *params);
 
 /* Runs n prepared statements in one round trip (libpq pipeline mode), each in its own
  * implicit transaction (a Sync follows each), so a row lock taken by one is released
- * before the next runs. out[i] receives each result (the caller PQclears them), or NULL
+ * before the next runs. out[i] receives each result (the caller db_clears them), or NULL
  * for a statement that did not run because an earlier one failed. Returns false when the
  * connection failed (the caller answers 503; no result is left to clear). */
 bool db_exec_pipeline(db *d, int n, db_stmt *const *stmts, const char *const *const *params,
-                      PGresult **out);
+                      db_result **out);
 
 /* LISTENs on channel, besides those listened on already (at most DB_MAX_CHANNELS), on
  * every connection this db opens (now and after reconnects). */
@@ -93,31 +108,6 @@ int db_socket(db *d);
 /* Reads what arrived on the socket without waiting (notifications for db_notified);
  * false when the connection broke (it is dropped). */
 bool db_consume(db *d);
-
-/* SQL that is not a prepared statement (db_script.c). db_exec_params runs SQL not worth
- * preparing (a one-off query), with text parameters; NULL when the connection failed,
- * else a result the caller must PQclear. */
-PGresult *db_exec_params(db *d, const char *sql, int nparams, const char *const *params);
-
-/* Runs trusted SQL of this repository that may hold several statements (a migration), in
- * the simple query protocol; the result of the last statement, or NULL as above. */
-PGresult *db_exec_script(db *d, const char *sql);
-
-/* Sends such SQL without waiting for it on an open connection (another connection can
- * work meanwhile); db_receive waits for its result. False when the connection failed. */
-bool db_send_script(db *d, const char *sql);
-
-/* COPY ... FROM STDIN: db_exec_script runs the COPY statement, whose result is
- * db_copy_started when the server waits for rows; db_copy_put sends rows (text format,
- * any number of bytes; false when the connection failed) and db_copy_end ends them: the
- * COPY's result (the first failure if any), or NULL when the connection failed. */
-bool db_copy_put(db *d, const char *data, size_t len);
-PGresult *db_copy_end(db *d);
-
-/* For a command-line tool: db logs nothing (the tool reports failures itself) and never
- * reconnects once connected, since a new session would silently lose what the old one
- * held (an advisory lock, a transaction); a lost connection fails every later call. */
-void db_fail_fast(db *d);
 
 /* Transactions. The level is what the code between begin and commit relies on, and it is
  * always sent to the server, so that a default_transaction_isolation set for the role or
@@ -159,135 +149,45 @@ const char *db_server_param(const db *d, const char *name);
  * adds one). */
 unsigned long db_connections(const db *d);
 
-/* Connecting without blocking, for a connection the caller may do without (a read
- * replica): db_connect_start begins a connection (dropping any current one), and
- * db_connect_poll advances it as far as it can without waiting. The statement calls
- * below never reconnect such a db on their own. */
-typedef enum { DB_CONNECT_PENDING, DB_CONNECT_OK, DB_CONNECT_FAILED } db_connect_state;
-void db_connect_start(db *d);
-db_connect_state db_connect_poll(db *d, char *err, size_t errlen);
-
-/* Drops the connection (the next db_ready, db_exec or db_connect_start opens another). */
-void db_disconnect(db *d);
-
-/* A statement in two halves on an open connection, without reconnecting: db_send sends
- * it (preparing it first if this connection has not), db_receive waits for its result.
- * In between the caller may use another connection, so that two databases work at
- * once. db_send is false, and db_receive NULL, when the connection failed or gave no
- * answer within timeout_ms (then it is dropped: db_error says why); db_receive's result
- * may still be an SQL error. */
-bool db_send(db *d, db_stmt *stmt, const char *const *params);
-PGresult *db_receive(db *d, int timeout_ms); /* timeout_ms < 0: as long as it takes */
-
-/* The answer to db_send without ever waiting, for a loop that polls db_socket along with
- * other work: reads what arrived, and once the answer is whole gives its result in *res
- * (DB_ANSWERED; the caller PQclears it, and it may be an SQL error). DB_ANSWER_PENDING:
- * not whole yet, look again when the socket is readable. DB_ANSWER_LOST: the connection
- * failed (db_error says why; the caller drops it with db_disconnect). */
-typedef enum { DB_ANSWER_PENDING, DB_ANSWERED, DB_ANSWER_LOST } db_answer;
-db_answer db_collect(db *d, PGresult **res);
-
-/* Asks the server to cancel the statement in flight, without waiting (a statement
- * cancelled this way rolls back). True when it was asked, or there was nothing to ask;
- * false with err set when the request could not be sent. */
-bool db_cancel(db *d, char *err, size_t errlen);
-
 /* The last error, one line: why the connection was dropped or failed, or why db_begin,
  * db_commit or db_rollback failed (the server's primary message). */
 const char *db_error(db *d);
 
 /* The SQLSTATE of a failed result, or "" */
-const char *db_sqlstate(const PGresult *res);
+const char *db_sqlstate(const db_result *res);
 
-/* Reading a result (res may be NULL where it says so). Inline, since the catalogue's rows
- * are read cell by cell: each cell is libpq's own text, never copied.
+/* Reading a result (db_result.c; res may be NULL where it says so).
  * db_ok: res holds rows or a completed command (NULL: false). */
-static inline bool db_ok(const PGresult *res)
-{
-    ExecStatusType st = PQresultStatus(res); /* PGRES_FATAL_ERROR for NULL */
-    return st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK;
-}
-
-/* COPY FROM STDIN began: the server waits for rows (db_copy_put). */
-static inline bool db_copy_started(const PGresult *res)
-{
-    return PQresultStatus(res) == PGRES_COPY_IN;
-}
+bool db_ok(const db_result *res);
 
 /* How many rows res holds (0 for NULL). */
-static inline int db_rows(const PGresult *res)
-{
-    return PQntuples(res);
-}
+int db_rows(const db_result *res);
 
 /* The rows a command wrote (UPDATE, DELETE, INSERT…), 0 when it says none. */
-static inline long long db_affected(PGresult *res)
-{
-    return strtoll(PQcmdTuples(res), NULL, 10);
-}
+long long db_affected(db_result *res);
 
-/* The server's whole message for a failed result ("" when it did not fail). */
-static inline const char *db_message(const PGresult *res)
-{
-    return PQresultErrorMessage(res);
-}
+/* The server's whole message for a failed result ("" when it did not fail), and its
+ * primary message alone (one line), or NULL. */
+const char *db_message(const db_result *res);
+const char *db_primary_message(const db_result *res);
 
 /* A result's value at row and column (name the columns: an enum beside the statement):
- * its text (never NULL: "" for SQL NULL), whether it is NULL, and an integer column. */
-static inline const char *db_text(const PGresult *res, int row, int column)
-{
-    return PQgetvalue(res, row, column);
-}
-
-static inline bool db_null(const PGresult *res, int row, int column)
-{
-    return PQgetisnull(res, row, column);
-}
-
-/* The length of db_text's value, without a strlen. */
-static inline size_t db_length(const PGresult *res, int row, int column)
-{
-    return (size_t)PQgetlength(res, row, column);
-}
-
-/* An integer column's value, read as PostgreSQL writes integers ("-12"), by hand: a page
- * of 100 items reads 200 of them, and strtoll's generality showed in a worker's profile. */
-static inline long long db_int(const PGresult *res, int row, int column)
-{
-    const char *s = PQgetvalue(res, row, column);
-    bool negative = *s == '-';
-    unsigned long long magnitude = 0;
-    for (s += negative; *s >= '0' && *s <= '9'; s++)
-        magnitude = magnitude * 10 + (unsigned long long)(*s - '0');
-    return negative ? (long long)(0 - magnitude) : (long long)magnitude;
-}
+ * its text (never NULL: "" for SQL NULL; libpq's own text, not a copy), whether it is
+ * NULL, its length (without a strlen), and the value of an integer, boolean or
+ * floating-point column. */
+const char *db_text(const db_result *res, int row, int column);
+bool db_null(const db_result *res, int row, int column);
+size_t db_length(const db_result *res, int row, int column);
+long long db_int(const db_result *res, int row, int column);
+bool db_bool(const db_result *res, int row, int column);
+double db_double(const db_result *res, int row, int column);
 
 /* The columns of res: how many, each one's name and its type's OID (pg_type). */
-static inline int db_columns(const PGresult *res)
-{
-    return PQnfields(res);
-}
-
-static inline const char *db_column_name(const PGresult *res, int column)
-{
-    return PQfname(res, column);
-}
-
-static inline unsigned db_column_type(const PGresult *res, int column)
-{
-    return PQftype(res, column);
-}
-
-/* The server's primary message for a failed result (one line), or NULL. */
-static inline const char *db_primary_message(const PGresult *res)
-{
-    return res != NULL ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
-}
+int db_columns(const db_result *res);
+const char *db_column_name(const db_result *res, int column);
+unsigned db_column_type(const db_result *res, int column);
 
 /* Frees a result (NULL: nothing). */
-static inline void db_clear(PGresult *res)
-{
-    PQclear(res);
-}
+void db_clear(db_result *res);
 
 #endif

@@ -1,3 +1,6 @@
+/* db_array: the array literal encoder, a file of its own because every list parameter of
+ * every program goes through it: its quoting has to be right once, and the unit tests
+ * check it against PostgreSQL itself. */
 #include "db_array.h"
 
 #include <string.h>

@@ -1,3 +1,7 @@
+/* db_hosts: a multi-host connection string split into its hosts, apart from lib/db.c so
+ * that it follows libpq's own parser and list rules and is tested without a server;
+ * lib/db opens every host at once with it, and market-admin site list reads a site's
+ * host and database name with it. */
 #include "db_hosts.h"
 
 #include <ctype.h>

@@ -12,6 +12,8 @@
 #include <stddef.h>
 
 #include "db.h"
+#include "db_async.h"
+#include "db_script.h"
 #include "db_hosts.h"
 
 struct db {

@@ -1,3 +1,6 @@
+/* ids: the syntax of ids, slugs, handles and stored paths, and the making of fresh ids,
+ * in one file, so that the API, market-admin and the schema's CHECK constraints cannot
+ * drift apart unnoticed. */
 #include "ids.h"
 
 #include <stdio.h>

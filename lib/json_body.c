@@ -1,3 +1,7 @@
+/* json_body: the strictness json-c lacks, in the one file every request body passes
+ * through before a handler sees it. It reads the raw text itself (escaped NULs, lone
+ * surrogates, repeated keys) because json-c's tree has already lost what that needs.
+ * Fuzzed (tests/fuzz/fuzz_json_body.c). */
 #include "json_body.h"
 
 #include <stdio.h>

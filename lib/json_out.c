@@ -1,3 +1,5 @@
+/* json_out: the JSON writer every response goes through, so that escaping and commas are
+ * right in one place and no handler builds a tree to answer. */
 #include "json_out.h"
 
 #include <stdio.h>

@@ -1,4 +1,6 @@
-/* key_budget: see key_budget.h. */
+/* key_budget: the host's shared memory of API keys and their rate budgets (key_budget.h),
+ * in lib/ so that its arithmetic (blocks taken, given back, a window shared between hosts)
+ * is unit tested without PostgreSQL or a worker. */
 #include "key_budget.h"
 
 #include <errno.h>

@@ -1,3 +1,6 @@
+/* log: the programs' one writer of log lines, so that every line has the same head and
+ * stays one line (log_fold), and so that a busy worker's lines go out together in one
+ * write (log_batch) that the other workers sharing the pipe never cut into. */
 #include "log.h"
 
 #include <errno.h>

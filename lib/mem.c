@@ -1,3 +1,5 @@
+/* mem: the checked allocations, so that no caller has an out-of-memory branch to get
+ * wrong: each returns memory or logs and aborts (mem.h says why). */
 #include "mem.h"
 
 #include <stdlib.h>

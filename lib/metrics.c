@@ -1,3 +1,6 @@
+/* metrics: the shared counters' file, apart from what is counted (app/api/ops.c), so that
+ * the delicate part (slots claimed by pid, a file of another layout replaced under
+ * processes that still map it) is written and tested once. */
 #include "metrics.h"
 
 #include <errno.h>

@@ -1,3 +1,6 @@
+/* money: amounts as integers of minor units, in one file, so that no price ever passes
+ * through a double: market-api writes them, market-admin and the request checks parse
+ * them. Prices in a body are client input: fuzzed (tests/fuzz/fuzz_money.c). */
 #include "money.h"
 
 #include <stdlib.h>
@@ -31,8 +34,8 @@ size_t format_int(char out[24], long long v)
 }
 
 /* By hand rather than with snprintf: a page of 100 items writes 100 prices, and printf's
- * machinery was a tenth of a worker's time rendering one. Like snprintf, the text is cut
- * to what fits in out. */
+ * machinery was a large share of a worker's time rendering one. Like snprintf, the text
+ * is cut to what fits in out. */
 size_t money_format(char *out, size_t outsz, int64_t minor, int exponent)
 {
     if (exponent < 0 || exponent > 9)

@@ -1,3 +1,6 @@
+/* netcheck: which addresses the service may call, in one file, so that market-api's
+ * check of a new subscription and market-webhookd's at every delivery can never disagree.
+ * The tables follow IANA's special-purpose address registries. */
 #include "netcheck.h"
 
 #include <arpa/inet.h>

@@ -1,3 +1,5 @@
+/* prom: the Prometheus text format, apart from what /metrics reports (app/api/ops.c), so
+ * that its escaping and number formatting are right once and unit tested. */
 #include "prom.h"
 
 #include <math.h>

@@ -1,3 +1,5 @@
+/* query: the query string parser every route's parameters go through before the route
+ * sees them; in lib/ because it is pure, unit tested and fuzzed (tests/fuzz/fuzz_query.c). */
 #include "query.h"
 
 #include <string.h>

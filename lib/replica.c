@@ -4,6 +4,7 @@
  * (connecting without blocking, sending, receiving and reading results all go through
  * lib/db.h), so the database layer stays about one connection and this about a choice. */
 #include "replica.h"
+#include "db_async.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -142,15 +143,15 @@ void replica_failed(replica *rp, const char *why)
 /* Samples the primary, then asks the replica; sets fit from the lag. */
 static void check_lag(replica *rp, long long now_ms)
 {
-    PGresult *p = db_exec(rp->primary, &replica_primary_lsn, NULL);
+    db_result *p = db_exec(rp->primary, &replica_primary_lsn, NULL);
     uint64_t primary_lsn;
     if (db_ok(p) && db_rows(p) == 1 && lsn_parse(db_text(p, 0, 0), &primary_lsn))
         lsn_samples_add(&rp->samples, primary_lsn, now_ms);
     db_clear(p); /* without a sample (primary down) the older ones still bound the lag */
 
-    PGresult *res = db_send(rp->db, &replica_replay_state, NULL)
-                        ? db_receive(rp->db, REPLICA_CHECK_TIMEOUT_MS)
-                        : NULL;
+    db_result *res = db_send(rp->db, &replica_replay_state, NULL)
+                         ? db_receive(rp->db, REPLICA_CHECK_TIMEOUT_MS)
+                         : NULL;
     if (res == NULL) {
         rp->state = REPLICA_DOWN;
         set_unfit(rp, db_error(rp->db));

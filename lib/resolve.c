@@ -1,3 +1,7 @@
+/* resolve: market-api's one DNS lookup, a receiver URL's host when the API accepts one:
+ * it may wait, but never long. market-webhookd needs many lookups at once inside its loop
+ * and has its own (app/webhookd/resolver.c); both use c-ares, so both read the system's
+ * resolver configuration alike. */
 #include "resolve.h"
 
 #include <ares.h>

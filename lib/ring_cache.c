@@ -1,9 +1,14 @@
-#include "mem.h"
+/* ring_cache: the structure behind market-api's page cache (app/api/serve.c), in lib/ so
+ * that its memory rule (one ring, touched once, nothing allocated per entry) and its
+ * expiry are unit tested without a worker. */
 #include "ring_cache.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "hash.h"
+#include "mem.h"
 
 typedef struct {
     uint64_t hash;
@@ -25,17 +30,6 @@ struct ring_cache {
     uint64_t rng; /* xorshift state for the lives' random part */
     bool touched; /* every page of the ring faulted in (ring_cache_touch) */
 };
-
-/* FNV-1a: keys are short and a collision only costs a miss. */
-static uint64_t hash_key(const char *key, size_t len)
-{
-    uint64_t h = 14695981039346656037ULL;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)key[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
 
 ring_cache *ring_cache_new(size_t ring_bytes, size_t slots, long long ttl_ms)
 {
@@ -75,7 +69,7 @@ bool ring_cache_get(ring_cache *cache, const char *key, size_t key_len, long lon
 {
     if (cache->ttl_ms <= 0)
         return false;
-    uint64_t h = hash_key(key, key_len);
+    uint64_t h = hash_fnv1a(key, key_len);
     slot *s = &cache->slots[h % cache->nslots];
     if (!s->used || s->hash != h || s->key_len != key_len)
         return false;
@@ -106,7 +100,7 @@ void ring_cache_put(ring_cache *cache, const char *key, size_t key_len, const ch
     memcpy(at, key, key_len);
     memcpy(at + key_len, value, value_len);
 
-    uint64_t h = hash_key(key, key_len);
+    uint64_t h = hash_fnv1a(key, key_len);
     slot *s = &cache->slots[h % cache->nslots];
     s->hash = h;
     s->pos = cache->head;

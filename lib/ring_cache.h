@@ -24,8 +24,8 @@ ring_cache *ring_cache_new(size_t ring_bytes, size_t slots, long long ttl_ms);
 /* Faults in every page of the ring (once; never for a cache that is off, ttl_ms <= 0).
  * Apart from ring_cache_new so that the caller chooses when: market-api does it after
  * its first answer, since a pool started by a request (an idle site's) would otherwise
- * fault in megabytes before answering it (20 ms for 4 MB on a virtual machine). A cache
- * works untouched: its pages then come as entries are written. */
+ * fault in megabytes before answering it. A cache works untouched: its pages then come
+ * as entries are written. */
 void ring_cache_touch(ring_cache *cache);
 void ring_cache_free(ring_cache *cache);
 

@@ -1,3 +1,6 @@
+/* route: the route table's matcher, in lib/ because it is pure and fuzzed: the path is the
+ * client's, matched before anything else reads it. The table and what each route does are
+ * app/api/routes.c's. */
 #include "route.h"
 
 #include <stdio.h>

@@ -1,3 +1,6 @@
+/* url: the first parser a receiver URL meets; libcurl's, in market-webhookd, is the last.
+ * It refuses whatever the two could read differently, so it lives apart, pure, unit tested
+ * and fuzzed (tests/fuzz/fuzz_url.c). */
 #include "url.h"
 
 #include <arpa/inet.h>

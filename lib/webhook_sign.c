@@ -1,3 +1,6 @@
+/* webhook_sign: Standard Webhooks signing and verifying in one pure file, so that the
+ * drainer's signatures and the tests' and fuzzers' checks of them follow one reading of
+ * the specification. Keeping the secret is the caller's (sealed, lib/crypto). */
 #include "webhook_sign.h"
 
 #include <stdio.h>

@@ -12,6 +12,7 @@
 #include "buf.h"
 #include "config.h"
 #include "db.h"
+#include "db_script.h"
 
 #define EXIT_USAGE 2
 
@@ -54,7 +55,8 @@ db *admin_connect(int needs, market_config *cfg);
 
 /* Runs parameterised SQL; any result but rows or a completed command is fatal, reported
  * as "<what>: <the server's primary message>". The caller db_clears the result. */
-PGresult *sql_run(db *d, const char *what, const char *sql, int nparams, const char *const *params);
+db_result *sql_run(db *d, const char *what, const char *sql, int nparams,
+                   const char *const *params);
 
 /* sql_run for statements whose result is not needed. */
 void sql_do(db *d, const char *what, const char *sql, int nparams, const char *const *params);
@@ -73,14 +75,14 @@ void sql_commit(db *d, const char *what);
  * column holding an array of strings as its items joined by commas. With --json
  * (as_json): one JSON array of objects keyed by the column names, each value typed by its
  * SQL type (integers, booleans, json as itself, NULL as null, the rest strings). */
-void print_table(const PGresult *res, bool as_json);
+void print_table(const db_result *res, bool as_json);
 
 /* The same for the first nrows rows of res only. */
-void print_table_rows(const PGresult *res, bool as_json, int nrows);
+void print_table_rows(const db_result *res, bool as_json, int nrows);
 
 /* A statement run many times is a db_stmt (DB_STMT, lib/db.h), prepared on first use on
  * the connection; any result but rows or a completed command is fatal, as for sql_run. */
-PGresult *stmt_run(db *d, db_stmt *s, const char *const *params);
+db_result *stmt_run(db *d, db_stmt *s, const char *const *params);
 void stmt_do(db *d, db_stmt *s, const char *const *params);
 
 /* COPY ... FROM STDIN in text format. Rows are appended to a buffer with copy_field /

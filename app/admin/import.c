@@ -97,7 +97,7 @@ static json_object *fetch_map(db *d, const char *sql, json_object *set)
     buf_init(&ids, 256);
     keys_literal(&ids, set);
     const char *params[] = {ids.data};
-    PGresult *res = sql_run(d, "import", sql, 1, params);
+    db_result *res = sql_run(d, "import", sql, 1, params);
     for (int i = 0; i < db_rows(res); i++) {
         json_object *v;
         if (db_columns(res) == 1) {
@@ -120,7 +120,7 @@ static json_object *fetch_map(db *d, const char *sql, json_object *set)
 static json_object *fetch_currencies(db *d)
 {
     json_object *map = json_object_new_object();
-    PGresult *res = sql_run(d, "import", "SELECT code, exponent FROM currencies", 0, NULL);
+    db_result *res = sql_run(d, "import", "SELECT code, exponent FROM currencies", 0, NULL);
     for (int i = 0; i < db_rows(res); i++)
         json_object_object_add(map, db_text(res, i, 0),
                                json_object_new_int((int)db_int(res, i, 1)));

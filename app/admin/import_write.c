@@ -210,15 +210,15 @@ static void write_tier(db *d, json_object *t, const char *product, int exponent)
 {
     int64_t minor = 0;
     money_parse(json_object_get_string(import_member(t, "price")), exponent, &minor);
-    char minor_text[24];
-    snprintf(minor_text, sizeof minor_text, "%lld", (long long)minor);
+    db_arg minor_arg;
     json_object *licence = import_member(t, "licence");
     const char *licence_text =
         licence != NULL ? json_object_to_json_string_ext(
                               licence, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
                         : "{}";
-    const char *params[] = {import_str(t, "id"),          product,    import_str(t, "name"),
-                            import_str(t, "description"), minor_text, licence_text};
+    const char *params[] = {import_str(t, "id"),           product,
+                            import_str(t, "name"),         import_str(t, "description"),
+                            db_arg_int(&minor_arg, minor), licence_text};
     stmt_do(d, &upsert_tier, params);
 }
 
@@ -277,12 +277,12 @@ static void write_downloads(db *d, const char *order, const char *position, cons
                             import_counts *n)
 {
     const char *find[] = {product};
-    PGresult *files = stmt_run(d, &product_files, find);
+    db_result *files = stmt_run(d, &product_files, find);
     for (int f = 0; f < db_rows(files); f++) {
         char id[40];
         ids_random(id, sizeof id, "dl_");
         const char *params[] = {id, order, position, db_text(files, f, 0)};
-        PGresult *res = stmt_run(d, &insert_download, params);
+        db_result *res = stmt_run(d, &insert_download, params);
         n->downloads += db_affected(res);
         db_clear(res);
     }

@@ -64,10 +64,10 @@ static void key_insert(db *d, const api_key *k, const char *account, const char 
     memcpy(prefix, k->text, KEY_PREFIX_LEN); /* keys are longer than their prefix */
     prefix[KEY_PREFIX_LEN] = '\0';
     const char *params[] = {k->hash_hex, prefix, account, mode, access};
-    PGresult *res = sql_run(d, "key",
-                            "INSERT INTO api_keys (key_hash, prefix, account_id, mode, access)"
-                            " VALUES (decode($1, 'hex'), $2, $3, $4, $5) RETURNING id",
-                            5, params);
+    db_result *res = sql_run(d, "key",
+                             "INSERT INTO api_keys (key_hash, prefix, account_id, mode, access)"
+                             " VALUES (decode($1, 'hex'), $2, $3, $4, $5) RETURNING id",
+                             5, params);
     snprintf(id_out, idsz, "%s", db_text(res, 0, 0));
     db_clear(res);
 }
@@ -77,7 +77,7 @@ static void require_account(db *d, const char *command, const char *account)
     if (!ids_prefixed_valid(account, "acct_"))
         fail("%s: %s is not an account id (acct_...)", command, account);
     const char *params[] = {account};
-    PGresult *res = sql_run(d, command, "SELECT 1 FROM accounts WHERE id = $1", 1, params);
+    db_result *res = sql_run(d, command, "SELECT 1 FROM accounts WHERE id = $1", 1, params);
     if (db_rows(res) == 0)
         fail("%s: no such account %s", command, account);
     db_clear(res);
@@ -127,7 +127,7 @@ static int key_rotate(int argc, char **argv)
 
     sql_begin(d, "key rotate", DB_READ_COMMITTED);
     const char *find[] = {old.hash_hex};
-    PGresult *res =
+    db_result *res =
         sql_run(d, "key rotate",
                 "SELECT id, account_id, mode, access, revoked_at IS NOT NULL,"
                 " expires_at IS NOT NULL AND expires_at <= now(), replaced_by IS NOT NULL"
@@ -135,12 +135,12 @@ static int key_rotate(int argc, char **argv)
                 1, find);
     if (db_rows(res) == 0)
         fail("key rotate: unknown key");
-    if (strcmp(db_text(res, 0, OLD_REVOKED), "t") == 0)
+    if (db_bool(res, 0, OLD_REVOKED))
         fail("key rotate: the key is revoked");
-    if (strcmp(db_text(res, 0, OLD_EXPIRED), "t") == 0)
+    if (db_bool(res, 0, OLD_EXPIRED))
         fail("key rotate: the key has expired");
     /* Rotating a key in its grace period again would extend its life indefinitely. */
-    if (strcmp(db_text(res, 0, OLD_REPLACED), "t") == 0)
+    if (db_bool(res, 0, OLD_REPLACED))
         fail("key rotate: the key was already rotated; rotate its replacement");
 
     api_key fresh;
@@ -148,9 +148,8 @@ static int key_rotate(int argc, char **argv)
     char new_id[32];
     key_insert(d, &fresh, db_text(res, 0, OLD_ACCOUNT), db_text(res, 0, OLD_MODE),
                db_text(res, 0, OLD_ACCESS), new_id, sizeof new_id);
-    char grace[24];
-    snprintf(grace, sizeof grace, "%ld", cfg.key_grace);
-    const char *retire[] = {db_text(res, 0, OLD_ID), grace, new_id};
+    db_arg grace;
+    const char *retire[] = {db_text(res, 0, OLD_ID), db_arg_int(&grace, cfg.key_grace), new_id};
     sql_do(d, "key rotate",
            "UPDATE api_keys SET expires_at = now() + make_interval(secs => $2::bigint),"
            " replaced_by = $3 WHERE id = $1",
@@ -170,10 +169,10 @@ static int key_revoke(int argc, char **argv)
     api_key k;
     key_from_argument(&k, "key revoke", arg);
     const char *params[] = {k.hash_hex};
-    PGresult *res = sql_run(d, "key revoke",
-                            "UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())"
-                            " WHERE key_hash = decode($1, 'hex') RETURNING prefix",
-                            1, params);
+    db_result *res = sql_run(d, "key revoke",
+                             "UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())"
+                             " WHERE key_hash = decode($1, 'hex') RETURNING prefix",
+                             1, params);
     if (db_rows(res) == 0)
         fail("key revoke: unknown key");
     printf("revoked %s\n", db_text(res, 0, 0));
@@ -199,7 +198,7 @@ static int key_list(int argc, char **argv)
     db *d = admin_connect(0, &cfg);
     require_account(d, "key list", account);
     const char *params[] = {account};
-    PGresult *res = sql_run(d, "key list", key_list_sql, 1, params);
+    db_result *res = sql_run(d, "key list", key_list_sql, 1, params);
     print_table(res, opts[1].value != NULL);
     db_clear(res);
     db_close(d);

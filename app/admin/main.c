@@ -8,6 +8,7 @@
 
 #include "admin.h"
 #include "crypto.h"
+#include "settings.h"
 
 typedef struct {
     const char *command;  /* the word after market-admin; "key" has four entries */
@@ -158,14 +159,21 @@ static const char help_tail[] =
     "  5; 0: none), and a line naming each phase that cannot be counted (index builds,\n"
     "  vacuum), all on standard error.\n"
     "\n"
-    "Environment:\n"
-    "  MARKET_DB (libpq connection string; empty: libpq's defaults), MARKET_SECRET_FILE\n"
-    "  where a command needs the server secret, MARKET_FILES_ROOT for seed --files,\n"
-    "  MARKET_KEY_GRACE for key rotate, MARKET_MIGRATIONS_DIR for migrate; see\n"
-    "  market.env(5). On a packaged install, as root or the user market, load the\n"
-    "  services' settings first: set -a; . /etc/market/market.env; set +a\n"
+    "Environment:\n";
+/* After the settings of lib/settings.c that name market-admin. */
+static const char help_end[] =
+    "Each setting is described in market.env(5). On a packaged install, as root or the\n"
+    "user market, load the services' settings first: set -a; . /etc/market/market.env;\n"
+    "set +a\n"
     "\n"
     "Exit status: 0 success, 1 error, 2 usage error.\n";
+
+static void print_tail(FILE *out)
+{
+    fputs(help_tail, out);
+    settings_write_help(out, SETTING_ADMIN);
+    fputs(help_end, out);
+}
 
 typedef struct {
     const char *name;
@@ -203,7 +211,7 @@ static int print_all(FILE *out)
     fputs("Commands:\n", out);
     for (size_t i = 0; i < COUNT(help); i++)
         print_entry(out, &help[i]);
-    fputs(help_tail, out);
+    print_tail(out);
     return fflush(out) == 0 && !ferror(out) ? 0 : 1;
 }
 
@@ -248,7 +256,7 @@ static int print_command(const char *name, const char *sub)
             usage_fail("%s: unknown command %s (see market-admin %s --help)", name, sub, name);
         usage_fail("unknown command %s (see market-admin --help)", name);
     }
-    fputs(help_tail, stdout);
+    print_tail(stdout);
     return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
 }
 

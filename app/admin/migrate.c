@@ -22,9 +22,12 @@
  * working directory. With neither present the installed one is named in the error. */
 static void migrations_dir(char *out, size_t outsz)
 {
-    const char *env = getenv("MARKET_MIGRATIONS_DIR");
-    if (env != NULL && *env != '\0') {
-        snprintf(out, outsz, "%s", env);
+    static market_config cfg; /* only its migrations_dir */
+    char err[160];
+    if (!config_load_one(&cfg, "MARKET_MIGRATIONS_DIR", err, sizeof err))
+        fail("migrate: %s", err);
+    if (cfg.migrations_dir != NULL) {
+        snprintf(out, outsz, "%s", cfg.migrations_dir);
         return;
     }
     char exe[PATH_MAX];
@@ -64,7 +67,7 @@ static char *read_file(const char *path)
 static bool already_applied(db *d, const char *name)
 {
     const char *params[] = {name};
-    PGresult *res =
+    db_result *res =
         sql_run(d, "migrate", "SELECT 1 FROM schema_migrations WHERE name = $1", 1, params);
     bool applied = db_rows(res) > 0;
     db_clear(res);
@@ -82,7 +85,7 @@ static void apply(db *d, const char *dir, const char *name)
     sql_begin(d, what, DB_READ_COMMITTED);
     /* The file is trusted SQL of this repository, possibly many statements: the simple
      * query protocol runs them all inside the transaction. */
-    PGresult *res = db_exec_script(d, sql);
+    db_result *res = db_exec_script(d, sql);
     if (!db_ok(res))
         fail("%s: %s", what, res != NULL ? db_message(res) : db_error(d));
     db_clear(res);

@@ -20,7 +20,7 @@ int cmd_refund(int argc, char **argv)
     db *d = admin_connect(0, &cfg);
     sql_begin(d, "refund", DB_READ_COMMITTED);
     const char *params[] = {order};
-    PGresult *res =
+    db_result *res =
         sql_run(d, "refund", "SELECT status FROM orders WHERE id = $1 FOR UPDATE", 1, params);
     if (db_rows(res) == 0)
         fail("refund: no such order %s", order);

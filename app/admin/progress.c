@@ -1,25 +1,26 @@
-/* Progress lines on standard error: see progress.h. */
+/* progress: the progress lines of market-admin's long commands (seed, import) on standard
+ * error (progress.h), one place for their pace and their terminal and log forms. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "clock.h"
+#include "config.h"
 #include "progress.h"
 
 #define TERMINAL_INTERVAL 0.5
 #define LOG_INTERVAL 5.0
 
-/* MARKET_PROGRESS_SECONDS for logs: a number of seconds from 0 (no lines) to 3600. */
+/* MARKET_PROGRESS_SECONDS for logs: a number of seconds from 0 (no lines) to 3600. A
+ * malformed value has stopped the command already (config_load checks every setting when
+ * it connects); should one get here, the default serves. */
 static double log_interval(void)
 {
-    const char *text = getenv("MARKET_PROGRESS_SECONDS");
-    if (text == NULL || *text == '\0')
+    static market_config cfg; /* only its progress_seconds */
+    char err[160];
+    if (!config_load_one(&cfg, "MARKET_PROGRESS_SECONDS", err, sizeof err))
         return LOG_INTERVAL;
-    char *end;
-    double seconds = strtod(text, &end);
-    if (*end != '\0' || !(seconds >= 0 && seconds <= 3600))
-        return LOG_INTERVAL;
-    return seconds;
+    return cfg.progress_seconds;
 }
 
 void progress_begin(progress *p, const char *what, long total)

@@ -36,7 +36,7 @@ static bool has_seeded(db *d, const seed_plan *plan, const char *table, const ch
              "SELECT 1 FROM %s WHERE id BETWEEN $1 AND $2 AND id ~ $3 AND mode = $4 LIMIT 1",
              table);
     const char *params[] = {lo, hi, pattern, plan->mode};
-    PGresult *res = sql_run(d, "seed", sql, 4, params);
+    db_result *res = sql_run(d, "seed", sql, 4, params);
     bool found = db_rows(res) > 0;
     db_clear(res);
     return found;
@@ -292,9 +292,16 @@ static void parse_plan(int argc, char **argv, seed_plan *plan)
     if (plan->jobs > plan->products)
         plan->jobs = (int)plan->products; /* every slice has a product */
     plan->vacuum = opts[8].value == NULL;
-    plan->files_root = getenv("MARKET_FILES_ROOT");
-    if (plan->files && (plan->files_root == NULL || plan->files_root[0] != '/'))
-        fail("seed: --files needs MARKET_FILES_ROOT (an absolute path)");
+    plan->files_root = NULL;
+    if (plan->files) {
+        static market_config cfg; /* only its files_root, which points into the environment */
+        char err[160];
+        if (!config_load_one(&cfg, "MARKET_FILES_ROOT", err, sizeof err))
+            fail("seed: %s", err);
+        if (cfg.files_root == NULL)
+            fail("seed: --files needs MARKET_FILES_ROOT (an absolute path)");
+        plan->files_root = cfg.files_root;
+    }
 }
 
 /* Phase 1. The lock is the session's, held until the command ends: two seeds of one mode

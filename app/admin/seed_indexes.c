@@ -2,7 +2,7 @@
  *
  * Each row a seed writes would otherwise update nine indexes (the list orders, the
  * search vectors), which is most of the load's cost; PostgreSQL builds an index over
- * rows already there by sorting them, at about half that cost. So a large seed sets the
+ * rows already there by sorting them, for much less. So a large seed sets the
  * indexes aside first: their definitions go to seed_deferred_indexes (007_seed_indexes.sql)
  * and the indexes are dropped, in one transaction. After the load, each definition runs
  * again (as CREATE INDEX IF NOT EXISTS) and its row is deleted: the largest index on a
@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "admin.h"
+#include "db_async.h"
 #include "progress.h"
 #include "seed.h"
 
@@ -68,7 +69,7 @@ static void rebuild_start(db *d, const char *definition)
 /* Waits for the rebuild started on c, then forgets its definition. */
 static void rebuild_finish(db *d, const char *name)
 {
-    PGresult *res = db_receive(d, -1);
+    db_result *res = db_receive(d, -1);
     if (!db_ok(res))
         fail("seed: rebuilding index %s: %s", name, res != NULL ? db_message(res) : db_error(d));
     db_clear(res);
@@ -78,10 +79,10 @@ static void rebuild_finish(db *d, const char *name)
 
 int seed_indexes_restore(db *d)
 {
-    PGresult *rows = sql_run(d, "seed",
-                             "SELECT name, definition FROM seed_deferred_indexes"
-                             " ORDER BY pages DESC, name",
-                             0, NULL);
+    db_result *rows = sql_run(d, "seed",
+                              "SELECT name, definition FROM seed_deferred_indexes"
+                              " ORDER BY pages DESC, name",
+                              0, NULL);
     int n = db_rows(rows);
     if (n > 0) {
         char note[96];

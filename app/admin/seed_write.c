@@ -173,7 +173,7 @@ static void write_disk_files(const seed_plan *plan, seed_slice s, seed_counts *c
 
 /* The generator makes every reference consistent by construction (a tier names a product
  * of its own slice, a product a seller committed in phase 1), so checking each of them
- * again is about a third of the server's work for a large seed. A superuser may skip
+ * again is work spent for nothing, and much of a large seed's. A superuser may skip
  * those checks for this transaction: in replica mode PostgreSQL fires no ordinary
  * trigger, the foreign-key triggers included. Only the COPYs run that way; the deletes of
  * --replace run before, with their cascades. Without the right the checks simply run. */

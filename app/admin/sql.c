@@ -21,20 +21,20 @@ db *admin_connect(int needs, market_config *cfg)
     return d;
 }
 
-static const char *primary_message(db *d, const PGresult *res)
+static const char *primary_message(db *d, const db_result *res)
 {
     const char *m = db_primary_message(res);
     return m != NULL ? m : db_error(d);
 }
 
-static PGresult *checked(db *d, const char *what, PGresult *res)
+static db_result *checked(db *d, const char *what, db_result *res)
 {
     if (!db_ok(res))
         fail("%s: %s", what, primary_message(d, res));
     return res;
 }
 
-PGresult *sql_run(db *d, const char *what, const char *sql, int nparams, const char *const *params)
+db_result *sql_run(db *d, const char *what, const char *sql, int nparams, const char *const *params)
 {
     return checked(d, what, db_exec_params(d, sql, nparams, params));
 }
@@ -56,7 +56,7 @@ void sql_commit(db *d, const char *what)
         fail("%s: %s", what, db_error(d));
 }
 
-PGresult *stmt_run(db *d, db_stmt *s, const char *const *params)
+db_result *stmt_run(db *d, db_stmt *s, const char *const *params)
 {
     return checked(d, s->name, db_exec(d, s, params));
 }
@@ -73,7 +73,7 @@ void copy_begin(copy_stream *cs, db *d, const char *what, const char *sql)
     cs->rows = 0;
     cs->first_field = true;
     buf_init(&cs->data, COPY_CHUNK + 4096);
-    PGresult *res = db_exec_script(d, sql);
+    db_result *res = db_exec_script(d, sql);
     if (!db_copy_started(res))
         fail("%s: %s", what, primary_message(d, res));
     db_clear(res);
@@ -134,7 +134,7 @@ void copy_end(copy_stream *cs)
 {
     copy_flush(cs);
     buf_free(&cs->data);
-    PGresult *res = db_copy_end(cs->db);
+    db_result *res = db_copy_end(cs->db);
     if (res == NULL)
         fail("%s: %s", cs->what, db_error(cs->db));
     if (!db_ok(res))

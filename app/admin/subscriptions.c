@@ -24,7 +24,7 @@ static int webhooks_list(int argc, char **argv)
     market_config cfg;
     db *d = admin_connect(0, &cfg);
     const char *params[] = {opts[0].value, mode};
-    PGresult *res = sql_run(d, "webhooks list", list_sql, 2, params);
+    db_result *res = sql_run(d, "webhooks list", list_sql, 2, params);
     print_table(res, opts[2].value != NULL);
     db_clear(res);
     db_close(d);
@@ -48,10 +48,10 @@ static int webhooks_set_status(int argc, char **argv, const char *what, const ch
     market_config cfg;
     db *d = admin_connect(0, &cfg);
     const char *params[] = {id, status};
-    PGresult *res = sql_run(d, what,
-                            "UPDATE webhook_subscriptions SET status = $2, updated_at = now()"
-                            " WHERE id = $1 AND status <> 'deleted' RETURNING id",
-                            2, params);
+    db_result *res = sql_run(d, what,
+                             "UPDATE webhook_subscriptions SET status = $2, updated_at = now()"
+                             " WHERE id = $1 AND status <> 'deleted' RETURNING id",
+                             2, params);
     if (db_rows(res) == 0)
         fail("%s: no such subscription %s", what, id);
     printf("%s %s\n", status, id);
@@ -66,10 +66,10 @@ static int webhooks_delete(int argc, char **argv)
     market_config cfg;
     db *d = admin_connect(0, &cfg);
     const char *params[] = {id};
-    PGresult *res = sql_run(d, "webhooks delete",
-                            "SELECT subscription_id, deliveries_ended"
-                            " FROM webhook_subscription_delete($1, NULL, NULL)",
-                            1, params);
+    db_result *res = sql_run(d, "webhooks delete",
+                             "SELECT subscription_id, deliveries_ended"
+                             " FROM webhook_subscription_delete($1, NULL, NULL)",
+                             1, params);
     if (db_rows(res) == 0)
         fail("webhooks delete: no such subscription %s", id);
     printf("deleted %s (%s pending deliveries ended)\n", id, db_text(res, 0, 1));

@@ -16,7 +16,7 @@
 #define OID_JSON 114
 #define OID_JSONB 3802
 
-static json_object *json_value(const PGresult *res, int row, int col)
+static json_object *json_value(const db_result *res, int row, int col)
 {
     if (db_null(res, row, col))
         return NULL;
@@ -36,7 +36,7 @@ static json_object *json_value(const PGresult *res, int row, int col)
     }
 }
 
-static void print_json(const PGresult *res, int nrows)
+static void print_json(const db_result *res, int nrows)
 {
     json_object *rows = json_object_new_array();
     for (int i = 0; i < nrows; i++) {
@@ -67,7 +67,7 @@ static void print_json_cell(const char *text)
     json_object_put(v);
 }
 
-static void print_text(const PGresult *res, int nrows)
+static void print_text(const db_result *res, int nrows)
 {
     for (int col = 0; col < db_columns(res); col++)
         printf("%s%s", col > 0 ? "\t" : "", db_column_name(res, col));
@@ -88,7 +88,7 @@ static void print_text(const PGresult *res, int nrows)
     }
 }
 
-void print_table_rows(const PGresult *res, bool as_json, int nrows)
+void print_table_rows(const db_result *res, bool as_json, int nrows)
 {
     if (as_json)
         print_json(res, nrows);
@@ -96,7 +96,7 @@ void print_table_rows(const PGresult *res, bool as_json, int nrows)
         print_text(res, nrows);
 }
 
-void print_table(const PGresult *res, bool as_json)
+void print_table(const db_result *res, bool as_json)
 {
     print_table_rows(res, as_json, db_rows(res));
 }

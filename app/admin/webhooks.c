@@ -13,7 +13,7 @@
 static int currency_exponent(db *d, const char *currency)
 {
     const char *params[] = {currency};
-    PGresult *res =
+    db_result *res =
         sql_run(d, "payout", "SELECT exponent FROM currencies WHERE code = $1", 1, params);
     if (db_rows(res) == 0)
         fail("payout: unknown currency %s", currency);
@@ -43,15 +43,15 @@ int cmd_payout(int argc, char **argv)
     if (!money_parse(amount, exponent, &minor) || minor <= 0)
         fail("payout: --amount must be a positive number with at most %d decimals", exponent);
     const char *find[] = {seller};
-    PGresult *res = sql_run(d, "payout", "SELECT 1 FROM sellers WHERE id = $1", 1, find);
+    db_result *res = sql_run(d, "payout", "SELECT 1 FROM sellers WHERE id = $1", 1, find);
     if (db_rows(res) == 0)
         fail("payout: no such seller %s", seller);
     db_clear(res);
 
-    char id[40], minor_text[24];
+    char id[40];
     ids_random(id, sizeof id, "po_");
-    snprintf(minor_text, sizeof minor_text, "%lld", (long long)minor);
-    const char *params[] = {id, mode, seller, minor_text, currency};
+    db_arg minor_arg;
+    const char *params[] = {id, mode, seller, db_arg_int(&minor_arg, minor), currency};
     sql_do(d, "payout",
            "INSERT INTO payouts (id, mode, seller_id, amount_minor, currency, status, sent_at)"
            " VALUES ($1, $2, $3, $4, $5, 'sent', now())",
@@ -115,13 +115,13 @@ int cmd_deliveries(int argc, char **argv)
     long limit = opts[4].value != NULL
                      ? parse_count("deliveries", "--limit", opts[4].value, 1, 1000000)
                      : -1;
-    char limit_text[24];
-    snprintf(limit_text, sizeof limit_text, "%ld", limit);
+    db_arg limit_arg;
 
     market_config cfg;
     db *d = admin_connect(0, &cfg);
-    const char *params[] = {status, opts[2].value, since, limit > 0 ? limit_text : NULL};
-    PGresult *res = sql_run(d, "deliveries", deliveries_sql, 4, params);
+    const char *params[] = {status, opts[2].value, since,
+                            limit > 0 ? db_arg_int(&limit_arg, limit) : NULL};
+    db_result *res = sql_run(d, "deliveries", deliveries_sql, 4, params);
     bool more = limit > 0 && db_rows(res) > limit;
     if (more)
         fprintf(stderr,
@@ -153,7 +153,7 @@ int cmd_redeliver(int argc, char **argv)
     db *d = admin_connect(0, &cfg);
     sql_begin(d, "redeliver", DB_READ_COMMITTED);
     const char *params[] = {event};
-    PGresult *res =
+    db_result *res =
         sql_run(d, "redeliver", "SELECT 1 FROM events WHERE id = $1 FOR SHARE", 1, params);
     if (db_rows(res) == 0)
         fail("redeliver: no such event %s", event);

@@ -1,17 +1,19 @@
+/* auth: the key check of every request that needs one (docs/contract.md sections 2 and 3):
+ * the header's form, the key's row and its rate window, taken from the host's memory
+ * (lib/key_budget.h) or from PostgreSQL in one statement, and the windows the hosts share.
+ * What each fact means for the request is auth_rules.c's; this file gathers the facts
+ * and writes the answers. */
 #include "auth.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "auth_rules.h"
 #include "clock.h"
 #include "crypto.h"
 #include "log.h"
 #include "ops.h"
-#include "text.h"
-
-#define KEY_MIN_RANDOM 32
-#define KEY_MAX_LEN 200
 
 /* Rate counters (docs/contract.md section 3) are counted by hosts in blocks
  * (sql/migrations/016_host_budgets.sql): what one take grants. A window that one host
@@ -107,24 +109,15 @@ DB_STMT(prune_windows,
         "DELETE FROM rate_counters WHERE window_start < floor(extract(epoch FROM now()) / 60) - 1",
         0);
 
-static bool unauthorized(request *r, const char *code, const char *message, bool presented)
+/* Answers a 401 verdict (auth_rules.h), with the header that says how to authenticate. */
+static bool unauthorized(request *r, auth_verdict verdict)
 {
+    const auth_refusal *refusal = auth_refusal_of(verdict);
     response_header(r, "WWW-Authenticate",
-                    presented ? "Bearer realm=\"market\", error=\"invalid_token\""
-                              : "Bearer realm=\"market\"");
-    return respond_error(r, 401, "authentication_error", code, NULL, "%s", message);
-}
-
-/* Checks the key's shape before any database work: a prefix and enough random letters. */
-static bool key_well_formed(const char *key)
-{
-    const char *rest;
-    if (strncmp(key, "sk_live_", 8) == 0 || strncmp(key, "sk_test_", 8) == 0)
-        rest = key + 8;
-    else
-        return false;
-    size_t n = strlen(rest);
-    return n >= KEY_MIN_RANDOM && n <= KEY_MAX_LEN && token_valid(rest, KEY_MAX_LEN, NULL);
+                    refusal->presented ? "Bearer realm=\"market\", error=\"invalid_token\""
+                                       : "Bearer realm=\"market\"");
+    return respond_error(r, refusal->status, refusal->type, refusal->code, NULL, "%s",
+                         refusal->message);
 }
 
 static void set_rate_headers(request *r)
@@ -146,11 +139,10 @@ static void set_rate_headers(request *r)
 static void give_back_window(worker *w, const char *key_id, const char *window, long unused,
                              long blocks)
 {
-    char unused_text[24], blocks_text[24];
-    snprintf(unused_text, sizeof unused_text, "%ld", unused);
-    snprintf(blocks_text, sizeof blocks_text, "%ld", blocks);
-    const char *params[] = {key_id, window, unused_text, blocks_text};
-    PGresult *res = db_exec(w->db, &give_back, params);
+    db_arg unused_arg, blocks_arg;
+    const char *params[] = {key_id, window, db_arg_int(&unused_arg, unused),
+                            db_arg_int(&blocks_arg, blocks)};
+    db_result *res = db_exec(w->db, &give_back, params);
     if (res == NULL || !db_ok(res))
         log_error("giving back %ld requests of key %s's window %s failed: %s", unused, key_id,
                   window, res != NULL ? db_message(res) : "no connection");
@@ -161,13 +153,12 @@ static void give_back_window(worker *w, const char *key_id, const char *window, 
 /* Writes off the blocks of a holder that did not give them back in time. */
 static void write_off_window(worker *w, const char *key_id, const char *window, long lent)
 {
-    char lent_text[24];
-    snprintf(lent_text, sizeof lent_text, "%ld", lent);
-    const char *params[] = {key_id, window, lent_text};
+    db_arg lent_arg;
+    const char *params[] = {key_id, window, db_arg_int(&lent_arg, lent)};
     log_error("key %s's window %s: %ld blocks of another host were not given back in time;"
               " written off",
               key_id, window, lent);
-    PGresult *res = db_exec(w->db, &write_off, params);
+    db_result *res = db_exec(w->db, &write_off, params);
     if (res != NULL)
         db_clear(res);
 }
@@ -185,11 +176,10 @@ bool auth_hear(worker *w)
         return true;
     key_budget_invalidate(w->keys);
     /* Of the windows shared meanwhile, those this host took blocks of: give them back. */
-    char window[24], host[24];
-    snprintf(window, sizeof window, "%lld", (long long)(time(NULL) / 60));
-    snprintf(host, sizeof host, "%lld", (long long)key_budget_host(w->keys));
-    const char *params[] = {window, host};
-    PGresult *res = db_exec(w->db, &shared_windows, params);
+    db_arg window, host;
+    const char *params[] = {db_arg_int(&window, time(NULL) / 60),
+                            db_arg_int(&host, (long long)key_budget_host(w->keys))};
+    db_result *res = db_exec(w->db, &shared_windows, params);
     if (res == NULL)
         return false;
     for (int i = 0; db_ok(res) && i < db_rows(res); i++) {
@@ -204,18 +194,10 @@ bool auth_hear(worker *w)
 bool auth_begin(request *r, auth_query *q)
 {
     q->kept = KB_ASK;
-    const char *h = r->authorization;
-    if (h == NULL || *h == '\0')
-        return unauthorized(r, "missing_api_key", "no API key: send Authorization: Bearer <key>",
-                            false);
-    if (strncasecmp(h, "Bearer ", 7) != 0)
-        return unauthorized(r, "invalid_api_key",
-                            "the Authorization header must use the Bearer scheme", true);
-    const char *key = h + 7;
-    while (*key == ' ')
-        key++;
-    if (!key_well_formed(key))
-        return unauthorized(r, "invalid_api_key", "the API key is not valid", true);
+    const char *key;
+    auth_verdict form = auth_header_verdict(r->authorization, &key);
+    if (form != AUTH_ACCEPTED)
+        return unauthorized(r, form);
 
     worker *w = r->w;
     crypto_sha256(key, strlen(key), q->hash);
@@ -224,7 +206,7 @@ bool auth_begin(request *r, auth_query *q)
      * other; a key that turns out unknown is answered 401 all the same (auth_finish). */
     r->over_in_flight = !ops_key_enter(q->hash, w->cfg.key_inflight);
     /* The prefix names the mode; auth_finish checks that the key's row agrees. */
-    r->caller.mode = key[3] == 'l' ? "live" : "test";
+    r->caller.mode = auth_prefix_mode(key);
 
     /* The host's memory answers while the connection that would tell of a changed key is
      * up; else the database does (and says 503 when it cannot). */
@@ -238,15 +220,11 @@ bool auth_begin(request *r, auth_query *q)
         q->kept = key_budget_take(w->keys, q->hash, window, w->cfg.rate_limit, now_ms,
                                   !r->over_in_flight, &q->answer);
 
-    snprintf(q->limit, sizeof q->limit, "%ld", w->cfg.rate_limit);
-    snprintf(q->count, sizeof q->count, "%s", r->over_in_flight ? "false" : "true");
-    snprintf(q->want, sizeof q->want, "%ld", q->answer.want);
-    snprintf(q->host, sizeof q->host, "%lld", (long long)key_budget_host(w->keys));
     q->params[0] = q->hash_hex;
-    q->params[1] = q->limit;
-    q->params[2] = q->count;
-    q->params[3] = q->want;
-    q->params[4] = q->host;
+    q->params[1] = db_arg_int(&q->limit, w->cfg.rate_limit);
+    q->params[2] = db_arg_bool(!r->over_in_flight); /* counted */
+    q->params[3] = db_arg_int(&q->want, q->answer.want);
+    q->params[4] = db_arg_int(&q->host, (long long)key_budget_host(w->keys));
     return true;
 }
 
@@ -271,38 +249,39 @@ static bool rate_answer(request *r, bool admitted, long remaining)
     r->rate_remaining = remaining;
     r->rate_reset = 60 - (clock_ms_real() / 1000) % 60;
     set_rate_headers(r);
-    if (r->over_in_flight) { /* docs/contract.md section 3, "In flight": not counted */
+    auth_verdict verdict = auth_rate_verdict(r->over_in_flight, admitted);
+    if (verdict == AUTH_ACCEPTED)
+        return true;
+    const auth_refusal *refusal = auth_refusal_of(verdict);
+    if (verdict == AUTH_TOO_MANY_IN_FLIGHT) {
         response_header(r, "Retry-After", "1");
-        return respond_error(r, 429, "rate_limit_error", "too_many_in_flight", NULL,
+        return respond_error(r, refusal->status, refusal->type, refusal->code, NULL,
                              "this API key already has %ld requests in progress on this host;"
                              " retry in 1 s",
                              r->w->cfg.key_inflight);
     }
-    if (admitted)
-        return true;
     char retry[24];
     snprintf(retry, sizeof retry, "%ld", r->rate_reset);
     response_header(r, "Retry-After", retry);
-    return respond_error(r, 429, "rate_limit_error", "rate_limited", NULL,
+    return respond_error(r, refusal->status, refusal->type, refusal->code, NULL,
                          "over %ld requests in this minute; retry in %ld s", r->rate_limit,
                          r->rate_reset);
 }
 
 /* The key's row as the statement read it; false (answered 401) when it is not usable. */
-static bool read_key_row(request *r, PGresult *res, key_row *row)
+static bool read_key_row(request *r, db_result *res, key_row *row)
 {
     memset(row, 0, sizeof *row);
-    if (db_rows(res) == 0)
-        return unauthorized(r, "invalid_api_key", "the API key is not valid", true);
-    if (db_text(res, 0, C_USABLE)[0] != 't') {
-        if (db_text(res, 0, C_REVOKED)[0] == 't')
-            return unauthorized(r, "invalid_api_key", "the API key was revoked", true);
-        return unauthorized(r, "api_key_expired",
-                            "the API key expired after its rotation; use the new key", true);
-    }
-    /* Key and mode must agree; a mismatch would be a corrupt row, not a client error. */
-    if (strcmp(r->caller.mode, db_text(res, 0, C_MODE)) != 0)
-        return unauthorized(r, "invalid_api_key", "the API key is not valid", true);
+    bool found = db_rows(res) > 0;
+    const auth_key_row seen = {
+        .found = found,
+        .usable = found && db_bool(res, 0, C_USABLE),
+        .revoked = found && db_bool(res, 0, C_REVOKED),
+        .mode = found ? db_text(res, 0, C_MODE) : "",
+    };
+    auth_verdict verdict = auth_row_verdict(&seen, r->caller.mode);
+    if (verdict != AUTH_ACCEPTED)
+        return unauthorized(r, verdict);
     row->key_id = db_int(res, 0, C_KEY_ID);
     snprintf(row->account_id, sizeof row->account_id, "%s", db_text(res, 0, C_ACCOUNT));
     row->live = strcmp(db_text(res, 0, C_MODE), "live") == 0;
@@ -311,7 +290,7 @@ static bool read_key_row(request *r, PGresult *res, key_row *row)
     return true;
 }
 
-bool auth_finish(request *r, auth_query *q, PGresult *res)
+bool auth_finish(request *r, auth_query *q, db_result *res)
 {
     if (q->kept == KB_ADMIT) { /* the host's memory answered */
         set_caller(r, &q->answer.row);
@@ -333,9 +312,8 @@ bool auth_finish(request *r, auth_query *q, PGresult *res)
         long granted = taken ? (long)db_int(res, 0, C_GRANTED) : 0;
         long count = taken ? (long)db_int(res, 0, C_COUNT)
                            : (db_null(res, 0, C_SEEN) ? 0 : (long)db_int(res, 0, C_SEEN));
-        bool shared =
-            taken ? db_text(res, 0, C_SHARED)[0] == 't'
-                  : !db_null(res, 0, C_SEEN_SHARED) && db_text(res, 0, C_SEEN_SHARED)[0] == 't';
+        bool shared = taken ? db_bool(res, 0, C_SHARED)
+                            : !db_null(res, 0, C_SEEN_SHARED) && db_bool(res, 0, C_SEEN_SHARED);
         long lent = taken || db_null(res, 0, C_SEEN_LENT) ? 0 : (long)db_int(res, 0, C_SEEN_LENT);
         int64_t window = db_int(res, 0, C_WINDOW);
         kb_stored kept =
@@ -364,22 +342,11 @@ bool auth_finish(request *r, auth_query *q, PGresult *res)
             struct timespec pause = {0, give_back_waits_ms[attempt] * 1000000L};
             nanosleep(&pause, NULL);
         }
-        snprintf(q->want, sizeof q->want, "1");
+        q->params[3] = db_arg_int(&q->want, 1);
         res = request_query(r, &auth_take, q->params);
         if (res == NULL)
             return false;
     }
-}
-
-bool auth_check(request *r)
-{
-    auth_query q;
-    if (!auth_begin(r, &q))
-        return false;
-    PGresult *res = NULL;
-    if (q.kept == KB_ASK && (res = request_query(r, &auth_take, q.params)) == NULL)
-        return false;
-    return auth_finish(r, &q, res);
 }
 
 bool auth_has_scope(const request *r, const char *scope)
@@ -400,7 +367,7 @@ bool auth_require_scope(request *r, const char *scope)
 
 void auth_prune_windows(worker *w)
 {
-    PGresult *res = db_exec(w->db, &prune_windows, NULL);
+    db_result *res = db_exec(w->db, &prune_windows, NULL);
     if (res != NULL)
         db_clear(res);
 }

@@ -15,7 +15,7 @@
 typedef struct {
     uint8_t hash[SHA256_LEN];
     char hash_hex[2 * SHA256_LEN + 1];
-    char limit[24], count[8], want[24], host[24];
+    db_arg limit, want, host; /* the text of params[1], [3] and [4] */
     const char *params[5];
     uint64_t generation; /* of the host's kept keys, before the statement */
     kb_verdict kept;     /* KB_ASK: run auth_statement() with params */
@@ -30,7 +30,7 @@ typedef struct {
  * or 503 (it may run statements of its own: a shared window's budget). */
 bool auth_begin(request *r, auth_query *q);
 db_stmt *auth_statement(void);
-bool auth_finish(request *r, auth_query *q, PGresult *res);
+bool auth_finish(request *r, auth_query *q, db_result *res);
 
 /* Listens for what auth_hear reads (before the worker's first connection). */
 void auth_init(worker *w);
@@ -40,11 +40,6 @@ void auth_init(worker *w);
  * back what it holds of it). Called before each key check and while the worker waits
  * for a connection. False when the connection is gone. */
 bool auth_hear(worker *w);
-
-/* Authenticates r->authorization and counts the request against the key's window.
- * On success fills r->caller and the rate fields and returns true; otherwise answers
- * 401, 429 or 503 and returns false. */
-bool auth_check(request *r);
 
 /* True when the caller's key grants scope. */
 bool auth_has_scope(const request *r, const char *scope);

@@ -16,6 +16,6 @@
 #define PRODUCT_ITEM_NCOLS 2
 
 /* Writes {"id","title","price","seller"} from columns first and first+1 of row. */
-void catalogue_write_item(json_writer *j, const PGresult *res, int row, int first);
+void catalogue_write_item(json_writer *j, const db_result *res, int row, int first);
 
 #endif

@@ -55,11 +55,10 @@ static void mint(request *r, bool in_transaction)
     }
     link_fresh link;
     link_generate(r->w, &link);
-    char ttl_text[16];
-    snprintf(ttl_text, sizeof ttl_text, "%ld", ttl);
+    db_arg ttl_arg;
     const char *params[] = {download,      r->caller.account_id, r->caller.mode,
-                            link.hash_hex, link.id_hex,          ttl_text};
-    PGresult *res = request_query(r, &download_link_mint, params);
+                            link.hash_hex, link.id_hex,          db_arg_int(&ttl_arg, ttl)};
+    db_result *res = request_query(r, &download_link_mint, params);
     if (res == NULL)
         return;
     if (db_rows(res) == 0) {

@@ -29,7 +29,7 @@ DB_STMT(event_get,
 
 enum { C_BODY, C_SUBSCRIPTION, C_STATUS, C_ATTEMPTS, C_LAST_AT, C_LAST_STATUS, C_LAST_ERROR };
 
-static void write_delivery(json_writer *j, const PGresult *res, int row)
+static void write_delivery(json_writer *j, const db_result *res, int row)
 {
     jw_object_begin(j);
     jw_kv_string(j, "subscription", db_text(res, row, C_SUBSCRIPTION));
@@ -51,7 +51,7 @@ static void write_delivery(json_writer *j, const PGresult *res, int row)
 void handle_events_get(request *r)
 {
     const char *params[] = {r->in.id, r->caller.account_id, r->caller.mode};
-    PGresult *res = request_query(r, &event_get, params);
+    db_result *res = request_query(r, &event_get, params);
     if (res == NULL)
         return;
     if (db_rows(res) == 0) {

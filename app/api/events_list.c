@@ -34,7 +34,7 @@ const char *const event_types[] = {"sale.completed", "sale.refunded", "review.cr
                                    "payout.sent",    "webhook.test",  NULL};
 
 /* The payload as delivered, byte for byte. */
-static void write_event(json_writer *j, const PGresult *res, int row)
+static void write_event(json_writer *j, const db_result *res, int row)
 {
     jw_raw(j, db_text(res, row, C_BODY));
 }
@@ -56,9 +56,8 @@ void handle_events_list(request *r)
     if (!paging_cursor(r, ctx->data, cursor_text, after, 2))
         return;
 
-    char limit_text[16];
-    snprintf(limit_text, sizeof limit_text, "%d", limit);
-    const char *params[8] = {r->caller.account_id, r->caller.mode, limit_text,
+    db_arg limit_arg;
+    const char *params[8] = {r->caller.account_id, r->caller.mode, db_arg_int(&limit_arg, limit),
                              gte != NULL ? gte : "-infinity", lt != NULL ? lt : "infinity"};
     int n = 5;
     if (type != NULL)
@@ -67,7 +66,7 @@ void handle_events_list(request *r)
     params[n] = after[1];
     db_stmt *stmt = type != NULL ? (cursor_text ? &events_type_next : &events_type_first)
                                  : (cursor_text ? &events_next : &events_first);
-    PGresult *res = request_query(r, stmt, params);
+    db_result *res = request_query(r, stmt, params);
     if (res == NULL)
         return;
 

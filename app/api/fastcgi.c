@@ -1,3 +1,7 @@
+/* fastcgi: libfcgi's side of a request, apart from main.c so that the worker's loop reads
+ * without FastCGI's details: which parameter holds what (nginx passes each header line as
+ * one), the request id a response echoes, the response's head. Holding and waiting on the
+ * connections is fastcgi_conns.c's. */
 #include "fastcgi.h"
 
 #include <stdlib.h>

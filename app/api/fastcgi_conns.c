@@ -1,4 +1,6 @@
-/* fastcgi_conns: see fastcgi_conns.h. */
+/* fastcgi_conns: the worker's own accept and wait over its kept FastCGI connections
+ * (fastcgi_conns.h), apart from fastcgi.c's libfcgi reading and writing, so that the
+ * waiting and the stop signals are unit tested without nginx. */
 #include "fastcgi_conns.h"
 
 #include <arpa/inet.h>
@@ -321,9 +323,9 @@ static void epoll_sync_idle(fastcgi_conns *set, int idle_fd)
 
 /* poll_all's sleep. poll(2) on the listening socket wakes every worker of the pool that
  * waits on it for one new connection; all but one then find nothing to accept. On a
- * virtual machine each such wake-up interrupts a halted CPU: with two workers, a walk of
- * the catalogue on one connection spent a third of its time on them (README,
- * performance). epoll with EPOLLEXCLUSIVE wakes one. */
+ * virtual machine each such wake-up interrupts a halted CPU, a cost paid for every new
+ * connection by every idle worker (README, performance). epoll with EPOLLEXCLUSIVE wakes
+ * one. */
 static void wait_all(fastcgi_conns *set, int idle_fd, int timeout_ms)
 {
     epoll_sync_listener(set);

@@ -9,9 +9,8 @@
  *
  * nginx keeps connections for further requests (FCGI_KEEP_CONN: `fastcgi_keep_conn on`
  * with `keepalive` in the upstream, for GET and HEAD: nginx/market-http.conf.template),
- * which spares a connect, an accept and a close on both sides of most requests: the
- * published mix runs about 40 % faster with it and the whole-catalogue mirror about 15 %
- * (README, performance). libfcgi serves one
+ * which spares a connect, an accept and a close on both sides of most requests (README,
+ * "Kept connections after all"). libfcgi serves one
  * connection at a time and, left to itself, would sit on an idle kept connection while
  * requests wait on others. So the worker keeps every connection it accepted that asked
  * to be kept, and waits on all of them and on the listening socket together: it serves

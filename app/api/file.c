@@ -92,7 +92,7 @@ static void respond_no_link(request *r)
                   "no such download link");
 }
 
-static void respond_redirect(request *r, const PGresult *res)
+static void respond_redirect(request *r, const db_result *res)
 {
     buf *value = request_buf(r, 256);
     if (!internal_uri(value, db_text(res, 0, C_PATH))) {
@@ -117,7 +117,7 @@ void handle_file(request *r)
         return;
     }
     const char *params[] = {hash_hex};
-    PGresult *res = request_query(r, &file_lookup, params);
+    db_result *res = request_query(r, &file_lookup, params);
     if (res == NULL)
         return;
     if (db_rows(res) == 0 || strcmp(db_text(res, 0, C_LIVE), "t") != 0) {

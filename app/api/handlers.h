@@ -1,8 +1,8 @@
 /* handlers: one function per route, each in its own file, declared in the route table
  * (routes.c). A handler runs after the key, the rate limit, the route, the scope and the
- * route's declared inputs were checked and converted into r->in; it checks what only it
- * can (a row a path parameter names, cursors, rules that tie two inputs together) and
- * writes the whole response (success or error) into the request. */
+ * route's declared inputs were checked and converted into r->in (pipeline.c); it checks
+ * what only it can (a row a path parameter names, cursors, rules that tie two inputs
+ * together) and writes the whole response (success or error) into the request. */
 #ifndef MARKET_HANDLERS_H
 #define MARKET_HANDLERS_H
 
@@ -12,8 +12,9 @@
  * travel to PostgreSQL with the key check in one round trip, and a repeat can be answered
  * from the worker's page cache (serve.c). Their work is split in two: plan checks the
  * input and names the statement and its parameters, or answers 400/404 itself and
- * returns false (serve.c still checks the key first, so 401 and 429 win); render writes
- * the answer from the statement's result. Both run with r->caller.mode known. */
+ * returns false (an answer the key's 401 or 429 and the scope's 403 replace: pipeline.c);
+ * render writes the answer from the statement's result. Both run with r->caller.mode
+ * known. */
 #define READ_MAX_PARAMS 12
 
 typedef struct {
@@ -24,11 +25,11 @@ typedef struct {
 
 bool products_list_plan(request *r, catalogue_read *read); /* products_list.c */
 extern const char *const products_sorts[];                 /* the values of sort, NULL-terminated */
-void products_list_render(request *r, const catalogue_read *read, PGresult *res);
+void products_list_render(request *r, const catalogue_read *read, db_result *res);
 bool product_get_plan(request *r, catalogue_read *read); /* product_get.c */
-void product_get_render(request *r, const catalogue_read *read, PGresult *res);
+void product_get_render(request *r, const catalogue_read *read, db_result *res);
 bool seller_get_plan(request *r, catalogue_read *read); /* seller_get.c */
-void seller_get_render(request *r, const catalogue_read *read, PGresult *res);
+void seller_get_render(request *r, const catalogue_read *read, db_result *res);
 
 void handle_orders_list(request *r);            /* orders_list.c */
 extern const char *const orders_statuses[];     /* the values of its status, NULL-terminated */

@@ -1,3 +1,7 @@
+/* idempotency: the statements behind Idempotency-Key (idempotency.h): the claim of a
+ * key's record, the read of a record another request holds, and the stored answer,
+ * committed with the handler's effect. What the record means for the request (run,
+ * replay, 409) is idempotency_rules.c's. */
 #include "idempotency.h"
 
 #include <stdio.h>
@@ -32,85 +36,69 @@ DB_STMT(idem_store,
         " WHERE api_key_id = $1::bigint AND idem_key = $2",
         4);
 
-static bool key_valid(const char *key)
-{
-    size_t n = strlen(key);
-    if (n < 1 || n > IDEM_KEY_MAX)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        if (key[i] < 0x20 || key[i] > 0x7e)
-            return false;
-    }
-    return true;
-}
-
-/* Appends a length-prefixed field, so that no two different requests share an input. */
-static void hash_field(buf *in, const char *data, size_t len)
-{
-    buf_printf(in, "%zu:", len);
-    buf_append(in, data, len);
-}
-
-/* Hex SHA-256 of method, route, raw path parameter and the body as parsed. */
-static void request_hash(request *r, const char *route, char hex[2 * SHA256_LEN + 1])
-{
-    buf *in = request_buf(r, 1024);
-    hash_field(in, r->method, strlen(r->method));
-    hash_field(in, route, strlen(route));
-    hash_field(in, r->match.param != NULL ? r->match.param : "", r->match.param_len);
-    const char *body = r->json_body != NULL
-                           ? json_object_to_json_string_ext(r->json_body, JSON_C_TO_STRING_PLAIN)
-                           : "";
-    hash_field(in, body, strlen(body));
-    uint8_t digest[SHA256_LEN];
-    crypto_sha256(in->data, in->len, digest);
-    buf_clear(in);
-    hex_encode(in, digest, sizeof digest);
-    memcpy(hex, in->data, 2 * SHA256_LEN + 1);
-}
-
 /* The key is taken and live: replay its response, or refuse another request under it. */
 static bool answer_existing(request *r, const char *hash)
 {
     const char *params[] = {r->caller.key_id, r->idempotency_key, hash};
-    PGresult *res = request_query(r, &idem_read, params);
+    db_result *res = request_query(r, &idem_read, params);
     if (res == NULL)
         return false;
-    if (db_rows(res) != 1 || strcmp(db_text(res, 0, READ_SAME_REQUEST), "t") != 0)
+    bool found = db_rows(res) == 1;
+    const idem_record record = {
+        .claimed = false,
+        .same_request = found && db_bool(res, 0, READ_SAME_REQUEST),
+        .status = found ? (int)db_int(res, 0, READ_STATUS) : 0,
+    };
+    switch (idem_record_verdict(&record)) {
+    case IDEM_RUN: /* not for a record that was not claimed */
+    case IDEM_CONFLICT:
         return respond_error(r, 409, "invalid_request_error", "idempotency_conflict", NULL,
                              "this Idempotency-Key was used with another request");
-    int status = (int)db_int(res, 0, READ_STATUS);
-    if (status == 0) /* not reachable while claims wait on the index; never replay it */
+    case IDEM_IN_PROGRESS:
         return respond_error(r, 409, "invalid_request_error", "idempotency_conflict", NULL,
                              "a request with this Idempotency-Key is still in progress");
+    case IDEM_REPLAY:
+        break;
+    }
     buf_clear(r->body);
     if (!crypto_open(r->w->idem_key, db_text(res, 0, READ_BODY), r->body))
         return respond_internal(r); /* altered at rest, or another server secret */
-    r->status = status;
+    r->status = record.status;
     response_header(r, "Idempotent-Replayed", "true");
     return false;
+}
+
+/* The Idempotency-Key header's form: false (400 answered) when it is refused. */
+static bool header_valid(request *r, idem_header verdict)
+{
+    if (verdict == IDEM_KEY_REPEATED)
+        return respond_invalid(r, "idempotency_key_invalid", "Idempotency-Key",
+                               "Idempotency-Key must be sent once");
+    if (verdict == IDEM_KEY_INVALID)
+        return respond_invalid(r, "idempotency_key_invalid", "Idempotency-Key",
+                               "Idempotency-Key must be 1 to %d printable ASCII characters",
+                               IDEM_KEY_MAX);
+    return true;
 }
 
 bool idem_begin(request *r, const char *route, idem_state *st)
 {
     st->active = false;
-    if (r->idempotency_key == NULL)
+    idem_header header = idem_header_verdict(r->idempotency_key, r->idempotency_key_repeated);
+    if (header == IDEM_NO_KEY)
         return true;
-    if (r->idempotency_key_repeated) /* which one would the client mean? */
-        return respond_invalid(r, "idempotency_key_invalid", "Idempotency-Key",
-                               "Idempotency-Key must be sent once");
-    if (!key_valid(r->idempotency_key))
-        return respond_invalid(r, "idempotency_key_invalid", "Idempotency-Key",
-                               "Idempotency-Key must be 1 to %d printable ASCII characters",
-                               IDEM_KEY_MAX);
-    char hash[2 * SHA256_LEN + 1];
-    request_hash(r, route, hash);
+    if (!header_valid(r, header))
+        return false;
+    char hash[IDEM_FINGERPRINT_LEN + 1];
+    idem_fingerprint(r->arena, r->method, route, r->match.param, r->match.param_len, r->json_body,
+                     hash);
     if (!db_begin(r->w->db, DB_READ_COMMITTED))
         return respond_unavailable(r);
 
     const char *params[] = {r->caller.key_id, r->idempotency_key, route, hash};
-    PGresult *res = request_query(r, &idem_claim, params);
-    if (res != NULL && db_rows(res) == 1) {
+    db_result *res = request_query(r, &idem_claim, params);
+    const idem_record claim = {.claimed = res != NULL && db_rows(res) == 1};
+    if (idem_record_verdict(&claim) == IDEM_RUN) {
         st->active = true;
         return true;
     }
@@ -137,19 +125,20 @@ void idem_finish(request *r, idem_state *st)
     if (!st->active)
         return;
     st->active = false;
-    if (r->status >= 500 || !in_transaction(r)) {
-        if (r->status < 500)
+    bool stores = idem_stores(r->status);
+    if (!stores || !in_transaction(r)) {
+        if (stores)
             respond_unavailable(r); /* the transaction, effect included, is gone */
         db_rollback(r->w->db);
         return;
     }
-    char status[8];
-    snprintf(status, sizeof status, "%d", r->status);
+    db_arg status;
     /* Stored responses hold secrets (a webhook's whsec_, a download URL): sealed at rest. */
     buf *sealed = request_buf(r, r->body->len * 4 / 3 + 64);
     crypto_seal(r->w->idem_key, r->body->data, r->body->len, sealed);
-    const char *params[] = {r->caller.key_id, r->idempotency_key, status, sealed->data};
-    PGresult *stored = request_query(r, &idem_store, params);
+    const char *params[] = {r->caller.key_id, r->idempotency_key, db_arg_int(&status, r->status),
+                            sealed->data};
+    db_result *stored = request_query(r, &idem_store, params);
     if (stored == NULL) {
         db_rollback(r->w->db);
         return;

@@ -31,9 +31,8 @@
 #include <stdbool.h>
 
 #include "idem_window.h"
+#include "idempotency_rules.h"
 #include "request.h"
-
-#define IDEM_KEY_MAX 255
 
 typedef struct {
     bool active; /* a key was given: a transaction is open and this request owns the row */

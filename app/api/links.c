@@ -1,3 +1,6 @@
+/* links: the download link token format in one place. Both ends of a link use it: the
+ * routes that mint or show one (download_link.c, orders_list.c) and the files location
+ * that checks one (file.c), so a new format is a change here and a new tag. */
 #include "links.h"
 
 #include <string.h>

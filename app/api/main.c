@@ -1,12 +1,12 @@
 /* market-api: the FastCGI worker.
  *
  * spawn-fcgi hands it a listening socket as fd 0; it serves one request at a time from the
- * connections it accepts there (fastcgi.c), checks it in the order of
- * docs/contract.md section 2 (key, rate limit, route, scope, input), runs the route's handler and
- * writes the response. Many such processes (multiwatch restarts any that dies) share the socket;
- * they share nothing else but PostgreSQL and the metrics file. SIGTERM (or multiwatch's
- * SIGQUIT or SIGUSR1) stops a worker once it has served what it holds (fastcgi_conns.h); with
- * MARKET_IDLE_EXIT, the worker that finds the whole pool idle stops it (pool_idle.h). */
+ * connections it accepts there (fastcgi.c), runs it through the order of checks of
+ * docs/contract.md section 2 and the route's handler (pipeline.h) and writes the response. Many
+ * such processes (multiwatch restarts any that dies) share the socket; they share nothing else but
+ * PostgreSQL and the metrics file. SIGTERM (or multiwatch's SIGQUIT or SIGUSR1) stops a worker once
+ * it has served what it holds (fastcgi_conns.h); with MARKET_IDLE_EXIT, the worker that finds the
+ * whole pool idle stops it (pool_idle.h). */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +21,7 @@
 #include "fastcgi.h"
 #include "log.h"
 #include "ops.h"
+#include "pipeline.h"
 #include "pool_idle.h"
 #include "request.h"
 #include "routes.h"
@@ -30,39 +31,16 @@
 #define ARENA_BLOCK (64 * 1024)
 #define PRUNE_EVERY_SECONDS 60
 
-/* The order of checks of docs/contract.md section 2: 401, 429, 404/405, 403, 400/413/415
- * (the route's declared inputs), then the handler (which answers what only it can check).
- * Everything but the handler comes from the route table; this is the one place a 404 or
- * 405 of a route is answered, the operational routes' included. */
-static void dispatch(request *r)
-{
-    route_fault fault = routes_find(r);
-    if (fault == ROUTE_FOUND && r->route->catalogue != NULL) {
-        serve_catalogue(r, r->route->catalogue);
-        return;
-    }
-    /* The download location takes no key (the token in its path is the credential), nor
-     * do the operational routes. */
-    bool keyless = r->route != NULL && r->route->scope == NULL;
-    if (!keyless && !auth_check(r))
-        return;
-    if (fault == ROUTE_NOT_FOUND) {
-        respond_error(r, 404, "invalid_request_error", "route_not_found", NULL, "no route %s %.*s",
-                      r->method, (int)(r->path_len > 200 ? 200 : r->path_len), r->path);
-        return;
-    }
-    const char *allow = r->match.allow;
-    if (fault == ROUTE_METHOD_NOT_ALLOWED) {
-        response_header(r, "Allow", allow);
-        respond_error(r, 405, "invalid_request_error", "method_not_allowed", NULL,
-                      "%s is not allowed here; allowed: %s", r->method, allow);
-        return;
-    }
-    if (!keyless && !auth_require_scope(r, r->route->scope))
-        return;
-    if (routes_read_input(r))
-        r->route->handle(r);
-}
+/* The real steps of the order of checks (pipeline.h). */
+static const pipeline_steps steps = {
+    .find = routes_find,
+    .key_begin = auth_begin,
+    .plan_page = serve_page_plan,
+    .key_finish = serve_key_finish,
+    .require_scope = auth_require_scope,
+    .read_input = routes_read_input,
+    .answer_page = serve_page_answer,
+};
 
 /* Writes out the collected log lines unless a connection is already waiting (and they
  * are less than a second old), so that a quiet worker holds none back while a busy one
@@ -187,14 +165,13 @@ static const char help_description[] =
     "Each request is logged as one line on standard error: request id, method, route,\n"
     "status, duration and the API key's 12-character prefix, never the key.\n";
 static const char help_environment[] =
-    "  MARKET_DB, MARKET_SECRET_FILE, MARKET_DOWNLOAD_BASE_URL, MARKET_FILES_ROOT,\n"
-    "  MARKET_METRICS_FILE and the other settings of market.env(5). A missing or invalid\n"
-    "  setting stops the worker at start with one line on standard error, exit status 1.\n";
+    "Each setting is described in market.env(5). A missing or invalid setting stops the\n"
+    "worker at start with one line on standard error, exit status 1.\n";
 
 int main(int argc, char **argv)
 {
     log_set_program("market-api");
-    static const cli_daemon self = {"market-api", MARKET_VERSION, help_description,
+    static const cli_daemon self = {"market-api", MARKET_VERSION, help_description, SETTING_API,
                                     help_environment};
     int cli = cli_daemon_args(argc, argv, &self, stdout, stderr);
     if (cli >= 0)
@@ -240,7 +217,7 @@ int main(int argc, char **argv)
         fastcgi_read_request(&conn, &r);
         db_watch(w.db, fastcgi_fd(&conn)); /* a client that goes away cancels its statement */
         log_set_request(r.request_id);
-        dispatch(&r);
+        pipeline_run(&r, &steps);
         /* The key's request is done: another of its may start. Before the answer is
          * written, which reaches the client at once (one write, the end of the request
          * with it), so that the key's next request never finds this one in flight. */

@@ -1,3 +1,6 @@
+/* mime: the types a download may be served as, apart from file.c so that the list is short,
+ * reviewed in one place and unit tested: a type that a browser would run in the files
+ * site's origin is left out on purpose (mime.h). */
 #include "mime.h"
 
 #include <string.h>

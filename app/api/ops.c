@@ -1,3 +1,7 @@
+/* ops: the operators' side of a worker, kept out of the files of the request path: the
+ * shared counters and their Prometheus text, /healthz, the in-flight cap's bookkeeping and
+ * the request log line. What each counter means is known here alone (OPS_LAYOUT);
+ * lib/metrics only keeps them. */
 #include "ops.h"
 
 #include <fcgiapp.h>
@@ -222,7 +226,7 @@ void ops_request_done(request *r, long long duration_us)
 
 void handle_healthz(request *r)
 {
-    PGresult *res = request_query(r, &ops_health, NULL);
+    db_result *res = request_query(r, &ops_health, NULL);
     if (res == NULL)
         return; /* 503 service_unavailable (or 500) answered */
     respond_json(r, 200);
@@ -290,7 +294,7 @@ static void put_pool(buf *b, const uint64_t *sum, unsigned live)
 /* The outbox figures, read now from PostgreSQL; false when the database did not answer. */
 static bool put_outbox(request *r, buf *b)
 {
-    PGresult *res = db_exec(r->w->db, &ops_outbox, NULL);
+    db_result *res = db_exec(r->w->db, &ops_outbox, NULL);
     if (!db_ok(res)) {
         if (res != NULL)
             log_error("metrics: outbox query failed: %s", db_message(res));
@@ -315,8 +319,7 @@ static bool put_outbox(request *r, buf *b)
     prom_u64(b, "market_webhook_retry_backlog", NULL, (uint64_t)db_int(res, 0, O_RETRYING));
     prom_family(b, "market_webhook_oldest_pending_age_seconds", "gauge",
                 "Age of the oldest pending delivery (0 when none is pending).");
-    prom_f64(b, "market_webhook_oldest_pending_age_seconds", NULL,
-             strtod(db_text(res, 0, O_OLDEST_AGE), NULL));
+    prom_f64(b, "market_webhook_oldest_pending_age_seconds", NULL, db_double(res, 0, O_OLDEST_AGE));
     db_clear(res);
     return true;
 }
@@ -325,7 +328,7 @@ static bool put_outbox(request *r, buf *b)
  * answer. */
 static bool put_retention(request *r, buf *b)
 {
-    PGresult *res = db_exec(r->w->db, &ops_retention, NULL);
+    db_result *res = db_exec(r->w->db, &ops_retention, NULL);
     if (!db_ok(res)) {
         if (res != NULL)
             log_error("metrics: retention query failed: %s", db_message(res));
@@ -339,7 +342,7 @@ static bool put_retention(request *r, buf *b)
         prom_u64(b, "market_retention_pruned_rows_total",
                  (const char *const[]){"table", db_text(res, i, R_RELATION), NULL},
                  (uint64_t)db_int(res, i, R_PRUNED));
-        double at = strtod(db_text(res, i, R_LAST_PASS), NULL);
+        double at = db_double(res, i, R_LAST_PASS);
         if (at > last)
             last = at;
     }

@@ -137,7 +137,7 @@ static void build_context(request *r, const list_input *in, buf *ctx)
     cursor_context_add(ctx, "status", in->status);
 }
 
-static PGresult *fetch_page(request *r, const list_input *in)
+static db_result *fetch_page(request *r, const list_input *in)
 {
     char limit[16];
     snprintf(limit, sizeof limit, "%d", in->limit);
@@ -155,14 +155,14 @@ static PGresult *fetch_page(request *r, const list_input *in)
     return request_query(r, stmt, params);
 }
 
-static bool needs_link(const PGresult *res, int row)
+static bool needs_link(const db_result *res, int row)
 {
     return db_int(res, row, C_KIND) == K_DOWNLOAD &&
            strcmp(db_text(res, row, C_STATUS), "paid") == 0 && db_null(res, row, C_LINK_ID);
 }
 
 /* Mints the missing links and fills shown for every download row of a paid order. */
-static bool mint_missing(request *r, const PGresult *res, int rows, links_shown *shown)
+static bool mint_missing(request *r, const db_result *res, int rows, links_shown *shown)
 {
     buf *downloads = request_buf(r, 256), *hashes = request_buf(r, 256), *ids = request_buf(r, 256);
     int missing = 0;
@@ -185,7 +185,7 @@ static bool mint_missing(request *r, const PGresult *res, int rows, links_shown 
         char ttl[16];
         snprintf(ttl, sizeof ttl, "%ld", r->w->cfg.download_ttl);
         const char *params[] = {downloads->data, hashes->data, ids->data, ttl};
-        PGresult *minted = request_query(r, &orders_mint_links, params);
+        db_result *minted = request_query(r, &orders_mint_links, params);
         ok = minted != NULL;
         for (int i = 0; ok && i < rows; i++) {
             if (needs_link(res, i))
@@ -196,7 +196,7 @@ static bool mint_missing(request *r, const PGresult *res, int rows, links_shown 
 }
 
 /* Rebuilds the URL of every existing link on the page, then mints the missing ones. */
-static bool resolve_links(request *r, const PGresult *res, int rows, links_shown *shown)
+static bool resolve_links(request *r, const db_result *res, int rows, links_shown *shown)
 {
     shown->url = arena_alloc(r->arena, sizeof *shown->url * (size_t)(rows + 1));
     shown->expires = arena_alloc(r->arena, sizeof *shown->expires * (size_t)(rows + 1));
@@ -214,7 +214,7 @@ static bool resolve_links(request *r, const PGresult *res, int rows, links_shown
     return mint_missing(r, res, rows, shown);
 }
 
-static void write_item(json_writer *j, const PGresult *res, int row, int exponent)
+static void write_item(json_writer *j, const db_result *res, int row, int exponent)
 {
     jw_object_begin(j);
     jw_kv_string(j, "product", db_text(res, row, C_PRODUCT));
@@ -225,7 +225,7 @@ static void write_item(json_writer *j, const PGresult *res, int row, int exponen
     jw_object_end(j);
 }
 
-static void write_download(json_writer *j, const PGresult *res, int row, const links_shown *shown)
+static void write_download(json_writer *j, const db_result *res, int row, const links_shown *shown)
 {
     jw_object_begin(j);
     jw_kv_string(j, "id", db_text(res, row, C_DOWNLOAD));
@@ -239,7 +239,7 @@ static void write_download(json_writer *j, const PGresult *res, int row, const l
 
 /* Writes the order at row `first` with the item and download rows that follow it;
  * returns the row after them. */
-static int write_order(json_writer *j, const PGresult *res, int first, int rows,
+static int write_order(json_writer *j, const db_result *res, int first, int rows,
                        const links_shown *shown)
 {
     int exponent = (int)db_int(res, first, C_EXPONENT);
@@ -264,7 +264,7 @@ static int write_order(json_writer *j, const PGresult *res, int first, int rows,
     return row;
 }
 
-static void write_page(request *r, const PGresult *res, const list_input *in, const char *ctx,
+static void write_page(request *r, const db_result *res, const list_input *in, const char *ctx,
                        const links_shown *shown)
 {
     int rows = db_rows(res);
@@ -299,7 +299,7 @@ void handle_orders_list(request *r)
     build_context(r, &in, ctx);
     if (!paging_cursor(r, ctx->data, in.cursor_text, in.after, 2))
         return;
-    PGresult *res = fetch_page(r, &in);
+    db_result *res = fetch_page(r, &in);
     links_shown shown;
     if (res == NULL || !resolve_links(r, res, db_rows(res), &shown))
         return;

@@ -1,3 +1,7 @@
+/* paging: the keyset page every list route answers with, written once, so that a cursor
+ * is read and made the same way for events, orders, products, webhooks and a seller's
+ * products. A route says only its cursor context, its key columns and how to write an
+ * item. */
 #include "paging.h"
 
 #include <string.h>
@@ -26,8 +30,9 @@ void paging_write_next(request *r, const char *context, const char *const *field
     jw_string_n(&r->json, cursor->data, cursor->len);
 }
 
-void paging_respond(request *r, const char *context, const PGresult *res, int limit, int key_column,
-                    int id_column, void (*write_item)(json_writer *j, const PGresult *res, int row))
+void paging_respond(request *r, const char *context, const db_result *res, int limit,
+                    int key_column, int id_column,
+                    void (*write_item)(json_writer *j, const db_result *res, int row))
 {
     int rows = db_rows(res);
     int shown = rows > limit ? limit : rows;

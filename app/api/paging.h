@@ -21,8 +21,8 @@ buf *paging_account_context(request *r);
 /* Answers 200 with the list envelope of a keyset page: res holds up to limit + 1 rows, the
  * one more telling that a next page exists; write_item writes row i into r->json; the next
  * cursor holds the key_column and id_column of the page's last row. */
-void paging_respond(request *r, const char *context, const PGresult *res, int limit, int key_column,
-                    int id_column,
-                    void (*write_item)(json_writer *j, const PGresult *res, int row));
+void paging_respond(request *r, const char *context, const db_result *res, int limit,
+                    int key_column, int id_column,
+                    void (*write_item)(json_writer *j, const db_result *res, int row));
 
 #endif

@@ -1,4 +1,5 @@
-/* pool_idle: see pool_idle.h. */
+/* pool_idle: when an idle pool stops (MARKET_IDLE_EXIT, pool_idle.h), a decision kept
+ * apart from the signals that carry it out (main.c) so that it is unit tested alone. */
 #include "pool_idle.h"
 
 #include <string.h>

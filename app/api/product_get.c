@@ -44,7 +44,7 @@ enum {
     C_TIER_LICENCE
 };
 
-static void write_tiers(json_writer *j, const PGresult *res, int exponent, const char *currency)
+static void write_tiers(json_writer *j, const db_result *res, int exponent, const char *currency)
 {
     jw_key(j, "tiers");
     jw_array_begin(j);
@@ -71,7 +71,7 @@ bool product_get_plan(request *r, catalogue_read *read)
     return true;
 }
 
-void product_get_render(request *r, const catalogue_read *read, PGresult *res)
+void product_get_render(request *r, const catalogue_read *read, db_result *res)
 {
     (void)read;
     if (db_rows(res) == 0) {

@@ -36,8 +36,7 @@ const char *const products_sorts[SORT_COUNT + 1] = {"newest", "price_asc", "pric
 
 /* Per sort: the key selected for the cursor, the keyset condition and the order. The key
  * is read as the text PostgreSQL sends it in: a `::text` cast would give the same text
- * (DateStyle ISO, TimeZone UTC: see db.c) but costs a copy per row, 10 % of a page of 100
- * items' statement (pgbench, bench catalogue). */
+ * (DateStyle ISO, TimeZone UTC: see db.c) but costs a copy per row, on every page. */
 static const struct {
     const char *key;
     const char *after; /* "(key, id) OP (" — the cursor parameters follow */
@@ -337,7 +336,7 @@ bool products_list_plan(request *r, catalogue_read *read)
     return true;
 }
 
-void products_list_render(request *r, const catalogue_read *read, PGresult *res)
+void products_list_render(request *r, const catalogue_read *read, db_result *res)
 {
     const list_input *in = read->input;
     int rows = db_rows(res);

@@ -1,3 +1,6 @@
+/* request: what every handler answers through, so that all routes answer alike: the error
+ * envelope of docs/contract.md section 4, the 503 a database failure becomes, the results
+ * kept until the request ends, and the body read and checked before a handler sees it. */
 #include "request.h"
 
 #include <fcgiapp.h>
@@ -17,8 +20,9 @@ void respond_json(request *r, int status)
     jw_init(&r->json, r->body);
 }
 
-static bool respond_verror(request *r, int status, const char *type, const char *code,
-                           const char *param, const char *fmt, va_list ap)
+static bool __attribute__((format(printf, 6, 0)))
+respond_verror(request *r, int status, const char *type, const char *code, const char *param,
+               const char *fmt, va_list ap)
 {
     char message[512];
     vsnprintf(message, sizeof message, fmt, ap);
@@ -104,7 +108,7 @@ buf *request_buf(request *r, size_t cap)
     return b;
 }
 
-PGresult *request_keep(request *r, PGresult *res)
+db_result *request_keep(request *r, db_result *res)
 {
     if (r->result_count == REQUEST_MAX_RESULTS)
         abort(); /* handlers run a few statements; more is a programming error */
@@ -112,9 +116,9 @@ PGresult *request_keep(request *r, PGresult *res)
     return res;
 }
 
-PGresult *request_query_raw(request *r, db_stmt *stmt, const char *const *params)
+db_result *request_query_raw(request *r, db_stmt *stmt, const char *const *params)
 {
-    PGresult *res = db_exec(r->w->db, stmt, params);
+    db_result *res = db_exec(r->w->db, stmt, params);
     if (res == NULL) {
         respond_unavailable(r);
         return NULL;
@@ -122,7 +126,7 @@ PGresult *request_query_raw(request *r, db_stmt *stmt, const char *const *params
     return request_keep(r, res);
 }
 
-bool request_result_ok(request *r, const db_stmt *stmt, const PGresult *res)
+bool request_result_ok(request *r, const db_stmt *stmt, const db_result *res)
 {
     if (db_ok(res))
         return true;
@@ -140,16 +144,16 @@ bool request_result_ok(request *r, const db_stmt *stmt, const PGresult *res)
     return respond_internal(r);
 }
 
-PGresult *request_query(request *r, db_stmt *stmt, const char *const *params)
+db_result *request_query(request *r, db_stmt *stmt, const char *const *params)
 {
-    PGresult *res = request_query_raw(r, stmt, params);
+    db_result *res = request_query_raw(r, stmt, params);
     if (res == NULL || !request_result_ok(r, stmt, res))
         return NULL;
     return res;
 }
 
 bool request_query_pipeline(request *r, int n, db_stmt *const *stmts,
-                            const char *const *const *params, PGresult **out)
+                            const char *const *const *params, db_result **out)
 {
     if (!db_exec_pipeline(r->w->db, n, stmts, params, out))
         return respond_unavailable(r);

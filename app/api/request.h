@@ -1,7 +1,7 @@
 /* request: everything one API request carries, from FastCGI input to response bytes.
  *
  * A request lives from FCGX_Accept to FCGX_Finish. All its memory comes from its arena,
- * all its PGresults are cleared and its parsed JSON body is released by request_end(),
+ * all its results are cleared and its parsed JSON body is released by request_end(),
  * so handlers allocate freely and never free. */
 #ifndef MARKET_REQUEST_H
 #define MARKET_REQUEST_H
@@ -117,7 +117,7 @@ typedef struct request {
     buf *body;
     json_writer json; /* writes into body */
 
-    PGresult *results[REQUEST_MAX_RESULTS];
+    db_result *results[REQUEST_MAX_RESULTS];
     int result_count;
     json_object *json_body;
 } request;
@@ -147,26 +147,26 @@ void response_header(request *r, const char *name, const char *value);
 
 /* Runs a prepared statement for this request. On a lost database it answers 503, on an
  * SQL error 500 (logged), and returns NULL; else the result, owned by the request. */
-PGresult *request_query(request *r, db_stmt *stmt, const char *const *params);
+db_result *request_query(request *r, db_stmt *stmt, const char *const *params);
 
 /* Runs n statements in one round trip (db_exec_pipeline); out[i] is each result (NULL for
  * one that did not run), owned by the request. Answers 503 and returns false when the
  * database is unreachable. Check each result with request_result_ok. */
 bool request_query_pipeline(request *r, int n, db_stmt *const *stmts,
-                            const char *const *const *params, PGresult **out);
+                            const char *const *const *params, db_result **out);
 
 /* True when res is a successful result of stmt; otherwise logs it and answers 500. */
-bool request_result_ok(request *r, const db_stmt *stmt, const PGresult *res);
+bool request_result_ok(request *r, const db_stmt *stmt, const db_result *res);
 
 /* A buffer whose memory is the request's arena: it is never freed on its own. */
 buf *request_buf(request *r, size_t cap);
 
 /* Makes res the request's: it is cleared when the request ends. */
-PGresult *request_keep(request *r, PGresult *res);
+db_result *request_keep(request *r, db_result *res);
 
 /* Like request_query but keeps SQL errors for the caller (status not OK is returned, still
  * owned by the request) so it can map a constraint violation to a 4xx. NULL = db down. */
-PGresult *request_query_raw(request *r, db_stmt *stmt, const char *const *params);
+db_result *request_query_raw(request *r, db_stmt *stmt, const char *const *params);
 
 /* Reads and parses a JSON object body. No body at all gives *out = NULL and true.
  * Answers 415 (not application/json), 413 (over 16 KiB), 400 body_invalid_json (not a

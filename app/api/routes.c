@@ -1,7 +1,11 @@
+/* routes: the route table of market-api (routes.h) and the two things done with it: find
+ * a request's route, and read the inputs that route declares. Adding a route is one
+ * entry here and its handler. */
 #include "routes.h"
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ids.h"
@@ -308,11 +312,17 @@ static api_route routes[] = {
 #define N_API OPS_FIRST
 _Static_assert(N_ROUTES == ROUTES_COUNT, "ROUTES_COUNT is the number of routes");
 
-/* Each route's label ("GET /v1/sellers/:id", request.h's route_label), made once by
+/* Each route's label ("GET /v1/sellers/:id", request.h's route_label), made by
  * routes_init for the life of the process. */
-static const char *labels[N_ROUTES];
+static char *labels[N_ROUTES];
 
-static const char *label_of(const api_route *route)
+/* The patterns as declared, which routes_init switches off or fills in, and the download
+ * location's pattern it made: kept so that another call (the unit tests make several)
+ * starts again from the table as written. */
+static const char *declared[N_ROUTES];
+static char *file_pattern;
+
+static char *label_of(const api_route *route)
 {
     size_t n = strlen(route->spec.methods) + strlen(route->spec.pattern) + 2;
     char *label = xmalloc(n);
@@ -320,8 +330,25 @@ static const char *label_of(const api_route *route)
     return label;
 }
 
+/* Puts back the patterns as declared, and frees what a previous routes_init made. */
+static void reset_table(void)
+{
+    static bool saved;
+    for (size_t i = 0; i < N_ROUTES; i++) {
+        if (!saved)
+            declared[i] = routes[i].spec.pattern;
+        routes[i].spec.pattern = declared[i];
+        free(labels[i]);
+        labels[i] = NULL;
+    }
+    saved = true;
+    free(file_pattern);
+    file_pattern = NULL;
+}
+
 void routes_init(const char *files_prefix, const market_config *cfg)
 {
+    reset_table();
     for (size_t i = 0; i < N_API; i++)
         if ((routes[i].extension & ~cfg->api_extensions) != 0)
             routes[i].spec.pattern = NULL; /* switched off: route_find matches it never */
@@ -329,9 +356,9 @@ void routes_init(const char *files_prefix, const market_config *cfg)
     webhooks_rotate_secret_body[0].def = cfg->webhook_secret_grace;
     if (files_prefix[0] != '\0') {
         size_t n = strlen(files_prefix) + sizeof "/:token";
-        char *pattern = xmalloc(n); /* for the life of the process */
-        snprintf(pattern, n, "%s/:token", files_prefix);
-        FILE_ROUTE->spec.pattern = pattern;
+        file_pattern = xmalloc(n);
+        snprintf(file_pattern, n, "%s/:token", files_prefix);
+        FILE_ROUTE->spec.pattern = file_pattern;
     }
     for (size_t i = 0; i < N_ROUTES; i++)
         if (routes[i].spec.pattern != NULL)

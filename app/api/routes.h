@@ -28,7 +28,7 @@ typedef struct {
 /* The two halves of a catalogue route (handlers.h): planned before the key is known. */
 typedef struct {
     bool (*plan)(request *r, catalogue_read *read);
-    void (*render)(request *r, const catalogue_read *read, PGresult *res);
+    void (*render)(request *r, const catalogue_read *read, db_result *res);
 } catalogue_handler;
 
 struct api_route {
@@ -51,7 +51,8 @@ struct api_route {
 /* Switches off the routes of every extension cfg does not turn on, fills in the pattern
  * of the download location, the path of MARKET_DOWNLOAD_BASE_URL
  * ("/files": "/files/:token"; without a path there is no download location), the
- * defaults that are settings (expires_in, expire_old_in) and every route's label. */
+ * defaults that are settings (expires_in, expire_old_in) and every route's label. Each
+ * call starts again from the table as declared (the unit tests try several settings). */
 void routes_init(const char *files_prefix, const market_config *cfg);
 
 /* Finds the route of r's method and path: sets r->route, r->route_label and r->match on

@@ -8,6 +8,7 @@
 #include "catalogue.h"
 #include "cursor.h"
 #include "handlers.h"
+#include "hash.h"
 #include "paging.h"
 
 /* The SQL is laid out by hand: clang-format would re-flow it mid-clause. COUNTED or
@@ -60,10 +61,7 @@ static kept_count kept_counts[KEPT_COUNTS];
 
 static kept_count *kept_slot(const char *key)
 {
-    uint32_t h = 2166136261u; /* FNV-1a */
-    for (const char *c = key; *c != '\0'; c++)
-        h = (h ^ (unsigned char)*c) * 16777619u;
-    return &kept_counts[h % KEPT_COUNTS];
+    return &kept_counts[hash_fnv1a(key, strlen(key)) % KEPT_COUNTS];
 }
 
 enum {
@@ -124,7 +122,7 @@ bool seller_get_plan(request *r, catalogue_read *read)
 
 /* The seller's product count: the statement's, or the kept one unless a catalogue write
  * was notified since the plan (then it is read again). Keeps what it read. */
-static bool product_count(request *r, const seller_input *in, PGresult *res, long long *count)
+static bool product_count(request *r, const seller_input *in, db_result *res, long long *count)
 {
     kept_count *kept = kept_slot(in->count_key);
     unsigned long generation = in->generation;
@@ -135,7 +133,7 @@ static bool product_count(request *r, const seller_input *in, PGresult *res, lon
         return true;
     } else {
         const char *params[2] = {in->handle, r->caller.mode};
-        PGresult *fresh = request_query(r, &seller_count, params);
+        db_result *fresh = request_query(r, &seller_count, params);
         if (fresh == NULL)
             return false;
         *count = db_int(fresh, 0, 0);
@@ -147,7 +145,7 @@ static bool product_count(request *r, const seller_input *in, PGresult *res, lon
     return true;
 }
 
-void seller_get_render(request *r, const catalogue_read *read, PGresult *res)
+void seller_get_render(request *r, const catalogue_read *read, db_result *res)
 {
     const seller_input *in = read->input;
     if (db_rows(res) == 0) {

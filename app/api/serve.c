@@ -1,5 +1,9 @@
-/* serve: see serve.h. */
+/* serve: see serve.h. The catalogue routes' one statement each is what lets their pages
+ * be kept, read on a replica and carried with the key's statement; this file holds those
+ * three mechanisms, so that the handlers (products_list.c, product_get.c, seller_get.c)
+ * only plan a statement and render its result. */
 #include "serve.h"
+#include "db_async.h"
 
 #include <string.h>
 
@@ -7,6 +11,7 @@
 #include "clock.h"
 #include "log.h"
 #include "replica.h"
+#include "routes.h"
 #include "ring_cache.h"
 
 /* The page cache: 4 MiB and 4096 entries per worker, allocated at start. */
@@ -53,7 +58,7 @@ static void catalogue_changed(worker *w)
 
 /* Writes the answer from the route's result and keeps it for repeats when it is a 200. */
 static void render_and_keep(request *r, const catalogue_handler *route, const catalogue_read *read,
-                            PGresult *res, const buf *key, long long now)
+                            db_result *res, const buf *key, long long now)
 {
     route->render(r, read, res);
     if (r->status == 200)
@@ -77,11 +82,11 @@ static db *page_send(request *r, const catalogue_read *read)
     return reader;
 }
 
-static PGresult *page_collect(request *r, db *reader, const catalogue_read *read)
+static db_result *page_collect(request *r, db *reader, const catalogue_read *read)
 {
     if (reader == NULL)
         return NULL;
-    PGresult *res = db_receive(reader, REPLICA_READ_TIMEOUT_MS);
+    db_result *res = db_receive(reader, REPLICA_READ_TIMEOUT_MS);
     if (res == NULL) {
         replica_failed(r->w->replica, db_error(reader));
         return NULL;
@@ -96,89 +101,81 @@ static PGresult *page_collect(request *r, db *reader, const catalogue_read *read
 }
 
 /* The route's statement alone, on the replica when it is fit, else on the primary. */
-static PGresult *read_page(request *r, const catalogue_read *read)
+static db_result *read_page(request *r, const catalogue_read *read)
 {
-    PGresult *page = page_collect(r, page_send(r, read), read);
+    db_result *page = page_collect(r, page_send(r, read), read);
     return page != NULL ? page : request_query(r, read->stmt, read->params);
 }
 
-/* Where a request's page comes from, chosen before the key is checked so that both
- * travel together: the worker's cache (the key check alone), the replica (sent now, read
- * once the key check is under way on the primary) or the primary (pipelined with the key
- * check: one round trip). None when there is no page to read: the input was refused, or
- * the key has its share of the workers. */
-typedef enum { PAGE_NONE, PAGE_KEPT, PAGE_REPLICA, PAGE_PRIMARY } page_source;
-
-/* The key check when the host's memory could not answer it (q->kept is KB_ASK), with
- * the page when the primary reads it; NULL when the database failed (answered). */
-static PGresult *check_key(request *r, const auth_query *q, const catalogue_read *read,
-                           page_source source, PGresult **page)
+/* The key's statement when the host's memory could not answer for the key (q->kept is
+ * KB_ASK), with the page when the primary reads it: one round trip. NULL when the
+ * database failed (answered). */
+static db_result *ask_key(request *r, const auth_query *q, serve_page *page)
 {
-    if (source != PAGE_PRIMARY)
+    if (page == NULL || page->source != PAGE_PRIMARY)
         return request_query(r, auth_statement(), q->params);
-    db_stmt *stmts[2] = {auth_statement(), read->stmt};
-    const char *const *params[2] = {q->params, read->params};
-    PGresult *out[2];
+    db_stmt *stmts[2] = {auth_statement(), page->read.stmt};
+    const char *const *params[2] = {q->params, page->read.params};
+    db_result *out[2];
     if (!request_query_pipeline(r, 2, stmts, params, out) ||
         !request_result_ok(r, stmts[0], out[0]))
         return NULL;
-    *page = out[1];
+    page->res = out[1];
     return out[0];
 }
 
-/* A catalogue route, in one sequence whatever the page's source: the key, then the page.
- * The order of checks holds: the page is used only once the key passed and holds the
- * route's scope (401, 429 and 403 win over a refused input, answered by routes_read_input
- * or plan). Every key has the catalogue's scope today (routes.c); the check stays so
- * that a scope given to the route later is not silently ignored. */
-void serve_catalogue(request *r, const catalogue_handler *route)
+void serve_page_init(serve_page *page, const catalogue_handler *route)
 {
-    auth_query q;
-    if (!auth_begin(r, &q))
+    memset(page, 0, sizeof *page);
+    page->route = route;
+}
+
+/* Where the page will come from, chosen before the key's statement is sent so that both
+ * travel together: the worker's cache (then the key alone goes to the database), the
+ * replica (sent now, read once the key's statement is under way on the primary) or the
+ * primary (pipelined with the key's statement). */
+void serve_page_plan(request *r, serve_page *page)
+{
+    page->planned = routes_read_input(r) && page->route->plan(r, &page->read);
+    if (!page->planned)
         return;
-    catalogue_read read = {0};
-    bool planned = !r->over_in_flight && routes_read_input(r) && route->plan(r, &read);
+    page->now = clock_ms();
+    cache_key(&page->read, &r->w->page_key);
+    const buf *key = &r->w->page_key;
+    if (ring_cache_get(r->w->pages, key->data, key->len, page->now, &page->kept, &page->kept_len))
+        page->source = PAGE_KEPT;
+    else
+        page->source =
+            (page->reader = page_send(r, &page->read)) != NULL ? PAGE_REPLICA : PAGE_PRIMARY;
+}
 
-    buf *key = &r->w->page_key;
-    long long now = clock_ms();
-    const char *kept = NULL;
-    size_t kept_len = 0;
-    db *reader = NULL;
-    page_source source = PAGE_NONE;
-    if (planned) {
-        cache_key(&read, key);
-        if (ring_cache_get(r->w->pages, key->data, key->len, now, &kept, &kept_len))
-            source = PAGE_KEPT;
-        else
-            source = (reader = page_send(r, &read)) != NULL ? PAGE_REPLICA : PAGE_PRIMARY;
-    }
-
-    /* The host's memory may answer for the key: then the page alone goes to the database
-     * (below), and a request the memory refused reads none. */
-    PGresult *page = NULL;
-    PGresult *key_res = NULL;
-    bool asked = q.kept == KB_ASK;
+bool serve_key_finish(request *r, auth_query *q, serve_page *page)
+{
+    db_result *key_res = NULL;
+    bool asked = q->kept == KB_ASK;
     if (asked)
-        key_res = check_key(r, &q, &read, source, &page);
-    PGresult *replica_page = page_collect(r, reader, &read); /* always: the answer must be read */
-    if ((asked && key_res == NULL) || !auth_finish(r, &q, key_res) ||
-        !auth_require_scope(r, r->route->scope) || source == PAGE_NONE)
-        return;
-    if (page != NULL && !request_result_ok(r, read.stmt, page))
-        return;
+        key_res = ask_key(r, q, page);
+    if (page != NULL && page->reader != NULL) /* always: the replica's answer must be read */
+        page->replica_res = page_collect(r, page->reader, &page->read);
+    return (!asked || key_res != NULL) && auth_finish(r, q, key_res);
+}
 
+void serve_page_answer(request *r, serve_page *page)
+{
+    if (page->res != NULL && !request_result_ok(r, page->read.stmt, page->res))
+        return;
     bool changed = db_notified(r->w->db, CATALOGUE_CHANNEL);
     if (changed)
         catalogue_changed(r->w); /* kept pages may be stale (kept is gone too) */
-    if (source == PAGE_KEPT && !changed) {
+    if (page->source == PAGE_KEPT && !changed) {
         respond_json(r, 200);
-        buf_append(r->body, kept, kept_len);
+        buf_append(r->body, page->kept, page->kept_len);
         return;
     }
-    if (page == NULL)
-        page = replica_page;
-    if (page == NULL) /* the replica failed, or the kept page was stale */
-        page = source == PAGE_KEPT ? read_page(r, &read) : request_query(r, read.stmt, read.params);
-    if (page != NULL)
-        render_and_keep(r, route, &read, page, key, now);
+    db_result *res = page->res != NULL ? page->res : page->replica_res;
+    if (res == NULL) /* the replica failed, or the kept page was stale */
+        res = page->source == PAGE_KEPT ? read_page(r, &page->read)
+                                        : request_query(r, page->read.stmt, page->read.params);
+    if (res != NULL)
+        render_and_keep(r, page->route, &page->read, res, &r->w->page_key, page->now);
 }

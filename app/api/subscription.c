@@ -71,7 +71,8 @@ const char *subscription_events_literal(request *r, unsigned events)
     return literal->data;
 }
 
-void subscription_write(json_writer *j, const PGresult *res, int row, int first, const char *secret)
+void subscription_write(json_writer *j, const db_result *res, int row, int first,
+                        const char *secret)
 {
     jw_object_begin(j);
     jw_kv_string(j, "id", db_text(res, row, first));
@@ -97,7 +98,7 @@ void subscription_write(json_writer *j, const PGresult *res, int row, int first,
     jw_object_end(j);
 }
 
-bool subscription_found(request *r, const PGresult *res)
+bool subscription_found(request *r, const db_result *res)
 {
     if (res == NULL)
         return false;
@@ -106,7 +107,7 @@ bool subscription_found(request *r, const PGresult *res)
     return true;
 }
 
-void subscription_respond(request *r, const PGresult *res)
+void subscription_respond(request *r, const db_result *res)
 {
     if (!subscription_found(r, res))
         return;

@@ -30,11 +30,11 @@ const char *subscription_events_literal(request *r, unsigned events);
 
 /* Whether a statement that returns the subscription's row or none found it; answers 404
  * resource_missing when it did not. res NULL: already answered (request_query failed). */
-bool subscription_found(request *r, const PGresult *res);
+bool subscription_found(request *r, const db_result *res);
 
 /* The answer of a statement that returns the subscription's row (SUBSCRIPTION_COLUMNS
  * first) or none: 200 with the object, or 404 (subscription_found). */
-void subscription_respond(request *r, const PGresult *res);
+void subscription_respond(request *r, const db_result *res);
 
 /* A fresh signing secret: "whsec_" + base64 of 32 random bytes, in the request's arena
  * (the answer shows it, once), and into sealed its form for the database (AES-256-GCM
@@ -51,7 +51,7 @@ const char *subscription_new_secret(request *r, buf *sealed);
  * {"id","object","url","events","description","status","livemode","created_at",
  * "updated_at"}, with "secret" after livemode when secret is not NULL (the answer of a
  * rotation: the one time a new secret is shown). */
-void subscription_write(json_writer *j, const PGresult *res, int row, int first,
+void subscription_write(json_writer *j, const db_result *res, int row, int first,
                         const char *secret);
 
 #endif

@@ -41,7 +41,7 @@ DB_STMT(webhook_insert,
         8);
 
 /* The subscription object every route answers, with the secret this once. */
-static void respond_created(request *r, const PGresult *res, const char *secret)
+static void respond_created(request *r, const db_result *res, const char *secret)
 {
     respond_json(r, 201);
     subscription_write(&r->json, res, 0, 0, secret);
@@ -52,7 +52,7 @@ static void respond_created(request *r, const PGresult *res, const char *secret)
 static void insert_subscription(request *r, const api_input *in)
 {
     const char *lock_params[] = {r->caller.account_id};
-    PGresult *res = request_query(r, &webhook_lock_account, lock_params);
+    db_result *res = request_query(r, &webhook_lock_account, lock_params);
     if (res == NULL)
         return;
     if (db_rows(res) != 1) { /* the key's account vanished under it */

@@ -21,7 +21,7 @@ DB_STMT(webhooks_next, LIST_SQL(" AND (s.created_at, s.id) < ($4::timestamptz, $
 
 #define C_CREATED_KEY SUBSCRIPTION_NCOLS /* the cursor's key, full precision */
 
-static void write_subscription(json_writer *j, const PGresult *res, int row)
+static void write_subscription(json_writer *j, const db_result *res, int row)
 {
     subscription_write(j, res, row, 0, NULL);
 }
@@ -39,7 +39,7 @@ void handle_webhooks_list(request *r)
     char limit_text[16];
     snprintf(limit_text, sizeof limit_text, "%d", limit);
     const char *params[] = {r->caller.account_id, r->caller.mode, limit_text, after[0], after[1]};
-    PGresult *res =
+    db_result *res =
         request_query(r, cursor_text != NULL ? &webhooks_next : &webhooks_first, params);
     if (res == NULL)
         return;

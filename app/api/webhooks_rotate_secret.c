@@ -37,7 +37,7 @@ static void rotate(request *r, bool in_transaction)
     char seconds[24];
     snprintf(seconds, sizeof seconds, "%ld", expire_old_in);
     const char *params[] = {id, r->caller.account_id, r->caller.mode, sealed->data, seconds};
-    PGresult *res = request_query(r, &webhook_rotate_secret, params);
+    db_result *res = request_query(r, &webhook_rotate_secret, params);
     if (!subscription_found(r, res))
         return;
     respond_json(r, 200);

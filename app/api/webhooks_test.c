@@ -17,7 +17,7 @@ static void queue_test_event(request *r, bool in_transaction)
     (void)in_transaction; /* one statement: atomic on its own */
     const char *id = r->in.id;
     const char *params[] = {id, r->caller.account_id, r->caller.mode};
-    PGresult *res = request_query(r, &webhook_test_event, params);
+    db_result *res = request_query(r, &webhook_test_event, params);
     if (!subscription_found(r, res))
         return;
     respond_json(r, 202);

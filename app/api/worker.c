@@ -1,3 +1,6 @@
+/* worker: a worker's one-time set-up, apart from main.c so that main.c reads as the
+ * request loop. Everything here runs once per process, before the first request: a worker
+ * that cannot start says why on standard error and exits; it never serves half set up. */
 #include "worker.h"
 
 #include <stdio.h>
@@ -39,7 +42,7 @@ bool worker_init(worker *w, const char *version)
      * once. PostgreSQL's own choice keeps a custom plan, planned again at every run, for
      * the page statements (a LIMIT and a category it cannot see make the generic plan look
      * dear), although the generic one is the same index scan: planning was a large share
-     * of the database's CPU per request (bench/run --only dbcpu). */
+     * of the database's CPU per request (README, "The engine without the cache"). */
     db_set_session(w->db, "SET plan_cache_mode = force_generic_plan");
     serve_init(w);
     auth_init(w);

@@ -1,3 +1,6 @@
+/* cabundle: the CA file libcurl is given, apart from the drainer so that it is unit tested
+ * without a network: the bundles concatenated, and the file that holds them (a memfd, or
+ * a temporary file where there is none). */
 #include "cabundle.h"
 
 #include <errno.h>

@@ -6,7 +6,7 @@
  *
  * It must be a file, not CURLOPT_CAINFO_BLOB: libcurl caches the parsed store of a CA
  * file across connections (CURLOPT_CA_CACHE_TIMEOUT) but parses a blob again for every
- * new connection, some 70 ms of CPU for the 140 certificates of the system bundle. The
+ * new connection: the whole system bundle's certificates, every time. The
  * file is an anonymous memory file (memfd) named through /proc/self/fd, so nothing is
  * left on disk even after a kill -9; where that is not available, a temporary file that
  * is removed at exit. */

@@ -1,3 +1,6 @@
+/* delivery: releasing a claimed delivery, the one place that knows which of its members
+ * own memory and which hold sealed secrets to wipe. store.c fills one; the drainer's job
+ * holds it until its outcome is recorded. */
 #include "delivery.h"
 
 #include <stdlib.h>

@@ -1,3 +1,7 @@
+/* drainer: the one loop of market-webhookd and the life of a job in it (claim, resolve,
+ * sign, send, record), so that what happens to a delivery reads top to bottom in one file.
+ * What needs no loop lives beside it and is tested alone (target.c, retry.c, duetimes.c);
+ * the database, HTTP and DNS are store.c's, sender.c's and resolver.c's. */
 #include "drainer.h"
 
 #include <stdlib.h>

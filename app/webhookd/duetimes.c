@@ -1,3 +1,5 @@
+/* duetimes: the min-heap of retry times, apart from the drainer so that its ordering is
+ * unit tested on its own; the drainer only adds, looks at the earliest and pops. */
 #include "duetimes.h"
 #include "mem.h"
 

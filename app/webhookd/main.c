@@ -1,11 +1,11 @@
 /* market-webhookd: drains the webhook outbox (see drainer.h for the loop, store.h for
  * the database side, sender.h for HTTP).
  *
- * Configuration: the MARKET_* variables of lib/config.h (MARKET_SECRET_FILE is required,
- * it opens the subscription secrets), plus MARKET_WEBHOOKD_CONCURRENCY, the number of
- * requests in flight at once (1..1024, default 64). Stops on SIGTERM or SIGINT after the
- * requests in flight have finished and been recorded, with exit status 0. Runs the
- * retention pass too (retention.h), in the same loop. */
+ * Configuration: the MARKET_* settings of lib/settings.c that name market-webhookd
+ * (MARKET_SECRET_FILE is required, it opens the subscription secrets), read by
+ * config_load. Stops on SIGTERM or SIGINT after the requests in flight have finished and
+ * been recorded, with exit status 0. Runs the retention pass too (retention.h), in the
+ * same loop. */
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -24,8 +24,6 @@
 #include "log.h"
 #include "prune_pass.h"
 
-#define DEFAULT_CONCURRENCY 64
-#define MAX_CONCURRENCY 1024
 #define SYSTEM_CA_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
 
 static int signal_pipe[2] = {-1, -1};
@@ -52,24 +50,6 @@ static bool setup_signals(void)
     sa.sa_flags = SA_RESTART;
     signal(SIGPIPE, SIG_IGN); /* a receiver closing its socket is an error, not a death */
     return sigaction(SIGTERM, &sa, NULL) == 0 && sigaction(SIGINT, &sa, NULL) == 0;
-}
-
-static bool read_concurrency(int *out, char *err, size_t errlen)
-{
-    const char *v = getenv("MARKET_WEBHOOKD_CONCURRENCY");
-    *out = DEFAULT_CONCURRENCY;
-    if (v == NULL || *v == '\0')
-        return true;
-    char *end;
-    errno = 0;
-    long n = strtol(v, &end, 10);
-    if (errno != 0 || end == v || *end != '\0' || n < 1 || n > MAX_CONCURRENCY) {
-        snprintf(err, errlen, "MARKET_WEBHOOKD_CONCURRENCY must be an integer from 1 to %d",
-                 MAX_CONCURRENCY);
-        return false;
-    }
-    *out = (int)n;
-    return true;
 }
 
 /* The name of this process in leased_by: host, pid and a random tag, so that a restarted
@@ -132,31 +112,27 @@ static const char help_description[] =
     "recorded, with exit status 0. It logs one line per event on standard error, and one\n"
     "per retention pass with what it pruned.\n";
 static const char help_environment[] =
-    "  MARKET_DB, MARKET_SECRET_FILE (required: it opens the subscriptions' secrets),\n"
-    "  MARKET_WEBHOOK_TIMEOUT, MARKET_WEBHOOK_RETRIES, MARKET_WEBHOOK_CA_FILE,\n"
-    "  MARKET_WEBHOOK_ALLOW_PRIVATE, MARKET_WEBHOOKD_CONCURRENCY and MARKET_RETENTION;\n"
-    "  see market.env(5).\n"
-    "  A missing or invalid setting stops it at start with one line on standard error,\n"
-    "  exit status 1.\n";
+    "Each setting is described in market.env(5); MARKET_SECRET_FILE opens the\n"
+    "subscriptions' secrets. A missing or invalid setting stops it at start with one line\n"
+    "on standard error, exit status 1.\n";
 
 int main(int argc, char **argv)
 {
     log_set_program("market-webhookd");
     static const cli_daemon self = {"market-webhookd", MARKET_VERSION, help_description,
-                                    help_environment};
+                                    SETTING_WEBHOOKD, help_environment};
     int cli = cli_daemon_args(argc, argv, &self, stdout, stderr);
     if (cli >= 0)
         return cli;
     market_config cfg;
     char err[256];
-    int concurrency;
     cabundle ca;
     if (!crypto_init() || curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         fprintf(stderr, "market-webhookd: cannot initialise libgcrypt or libcurl\n");
         return 1;
     }
     if (!config_load(&cfg, CONFIG_NEED_SECRET, err, sizeof err) ||
-        !read_concurrency(&concurrency, err, sizeof err) || !load_ca(&cfg, &ca, err, sizeof err)) {
+        !load_ca(&cfg, &ca, err, sizeof err)) {
         fprintf(stderr, "market-webhookd: %s\n", err);
         return 1;
     }
@@ -176,6 +152,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "market-webhookd: %s\n", err);
         return 1;
     }
+    int concurrency = (int)cfg.webhookd_concurrency; /* 1..1024: lib/settings.c */
     char servers[256];
     resolver_servers(dns, servers, sizeof servers);
     store *outbox = store_open(cfg.db, name, DRAINER_LEASE_SECONDS);

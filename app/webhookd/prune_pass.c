@@ -1,3 +1,6 @@
+/* prune_pass: a retention pass's bookkeeping without the database, apart from retention.c
+ * so that which step runs next, when a pass is over and the line it logs are unit tested
+ * without PostgreSQL. */
 #include "prune_pass.h"
 
 #include <stdio.h>

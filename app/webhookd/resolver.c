@@ -1,3 +1,7 @@
+/* resolver: market-webhookd's many lookups at once, inside its loop (lib/resolve.c is
+ * market-api's single lookup that waits). Beside c-ares' own work it keeps a deadline per
+ * lookup, one lookup per host shared by its deliveries, and follows a rewritten
+ * resolv.conf, which c-ares 1.18 reads only once. */
 #include "resolver.h"
 
 #include <ares.h>

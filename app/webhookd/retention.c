@@ -1,4 +1,9 @@
+/* retention: the pruning pass as steps the drainer's loop drives, so that pruning never
+ * makes the drainer wait: one statement in flight at a time, on a connection of its own,
+ * its answer taken when the socket has it. The order of the steps and the pass's figures
+ * are prune_pass.c's; the statements and the lock are here. */
 #include "retention.h"
+#include "db_async.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,14 +253,14 @@ static void poll_connect(retention *rt)
     }
 }
 
-static long long count_column(const PGresult *res, int col)
+static long long count_column(const db_result *res, int col)
 {
     return db_int(res, 0, col);
 }
 
 /* A batch's answer: count it, then the same step again after a pause, the next step at
  * once, or the totals when the pass is done. */
-static void batch_done(retention *rt, PGresult *res)
+static void batch_done(retention *rt, db_result *res)
 {
     int found;
     long long deleted;
@@ -295,11 +300,11 @@ static void pass_logged(retention *rt)
 }
 
 /* What a statement that answered without error leads to. */
-static void answered(retention *rt, PGresult *res)
+static void answered(retention *rt, db_result *res)
 {
     switch (rt->query) {
     case Q_LOCK:
-        if (db_text(res, 0, 0)[0] == 't') {
+        if (db_bool(res, 0, 0)) {
             send_batch(rt);
         } else {
             log_info("retention: pass skipped, another market-webhookd is pruning");
@@ -323,7 +328,7 @@ static void answered(retention *rt, PGresult *res)
  * batches done so far are counted all the same. The lock is released on the same
  * session; if even that fails, the session goes, since an advisory lock that the same
  * session takes again only stacks up. */
-static void failed(retention *rt, const PGresult *res)
+static void failed(retention *rt, const db_result *res)
 {
     static const char *const what[] = {[Q_LOCK] = "taking the lock",
                                        [Q_BATCH] = "a batch",
@@ -351,7 +356,7 @@ static void failed(retention *rt, const PGresult *res)
 /* Reads what arrived; once the statement's answer is whole, acts on it. */
 static void collect(retention *rt)
 {
-    PGresult *res;
+    db_result *res;
     switch (db_collect(rt->db, &res)) {
     case DB_ANSWER_PENDING:
         break;

@@ -1,3 +1,5 @@
+/* retry: the retry rule alone, as a pure function, so that the schedule deliveries follow
+ * (the configured delays, the jitter, when to give up) is unit tested without a drainer. */
 #include "retry.h"
 
 #define JITTER_SPREAD 0.2 /* total width: -10 % .. +10 % */

@@ -1,3 +1,6 @@
+/* sender: all that market-webhookd asks of libcurl's transfers, in one file: the options
+ * every request gets (https only, no redirects, no proxy, the pinned addresses, the CA
+ * file), a delivery's headers, and the attempt's outcome as the drainer records it. */
 #include "mem.h"
 #include "sender.h"
 

@@ -1,3 +1,7 @@
+/* store: every statement market-webhookd runs for deliveries, in one file, so that the
+ * rules they rely on (leases, claims that skip locked rows, an outcome recorded once)
+ * read beside their SQL. The retention pass has its own connection and statements
+ * (retention.c). */
 #include "store.h"
 
 #include <stdio.h>
@@ -98,7 +102,7 @@ struct store {
     int cap;
     db_stmt **stmts;
     const char *const **params;
-    PGresult **results;
+    db_result **results;
     char (*texts)[5][40]; /* id, started at, duration, HTTP status, retry delay */
     const char *(*values)[8];
 };
@@ -151,7 +155,7 @@ bool store_notified(store *s)
     return db_notified(s->db, CHANNEL);
 }
 
-static char *dup_value(const PGresult *res, int row, int col)
+static char *dup_value(const db_result *res, int row, int col)
 {
     return xstrdup(db_text(res, row, col));
 }
@@ -175,7 +179,7 @@ int store_claim(store *s, int max, delivery *out)
     snprintf(lease, sizeof lease, "%ld", s->lease_seconds);
     snprintf(limit, sizeof limit, "%d", max);
     const char *params[] = {s->name, lease, limit};
-    PGresult *res = db_exec(s->db, &claim, params);
+    db_result *res = db_exec(s->db, &claim, params);
     if (res == NULL)
         return -1;
     if (!db_ok(res)) {
@@ -190,7 +194,7 @@ int store_claim(store *s, int max, delivery *out)
         d->event_id = dup_value(res, i, CLAIM_EVENT);
         d->subscription_id = dup_value(res, i, CLAIM_SUBSCRIPTION);
         d->attempt = (int)db_int(res, i, CLAIM_ATTEMPTS);
-        d->enabled = db_text(res, i, CLAIM_ENABLED)[0] == 't';
+        d->enabled = db_bool(res, i, CLAIM_ENABLED);
         d->url = dup_value(res, i, CLAIM_URL);
         d->secret_sealed = dup_value(res, i, CLAIM_SECRET);
         d->body = dup_value(res, i, CLAIM_BODY);
@@ -207,7 +211,7 @@ store_send store_begin_send(store *s, long long delivery_id)
     char id[24];
     snprintf(id, sizeof id, "%lld", delivery_id);
     const char *params[] = {id, s->name};
-    PGresult *res = db_exec(s->db, &begin_send, params);
+    db_result *res = db_exec(s->db, &begin_send, params);
     if (res == NULL)
         return STORE_SEND_DOWN;
     store_send verdict = STORE_SEND_DOWN;
@@ -231,7 +235,7 @@ bool store_renew(store *s)
     char lease[24];
     snprintf(lease, sizeof lease, "%ld", s->lease_seconds);
     const char *params[] = {s->name, lease};
-    PGresult *res = db_exec(s->db, &renew, params);
+    db_result *res = db_exec(s->db, &renew, params);
     if (res == NULL)
         return false;
     bool ok = db_ok(res);
@@ -294,7 +298,7 @@ void store_record_all(store *s, store_outcome *outcomes, int n)
     if (!db_exec_pipeline(s->db, n, s->stmts, s->params, s->results))
         return;
     for (int i = 0; i < n; i++) {
-        PGresult *res = s->results[i];
+        db_result *res = s->results[i];
         if (res == NULL)
             continue;
         if (db_ok(res)) {

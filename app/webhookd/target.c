@@ -1,3 +1,6 @@
+/* target: where a delivery may connect, decided apart from the drainer so that the
+ * server-side request forgery rules (libcurl's own URL parse, every address checked, the
+ * pin) are unit tested without a network or a resolver. */
 #include "target.h"
 
 #include <arpa/inet.h>

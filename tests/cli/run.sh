@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # tests/cli/run.sh: the command lines of the three programs (--help, --version, a wrong
 # argument, market-admin COMMAND --help), without a database; their man pages (built
-# from --help by help2man, and market.env(5) from etc/market.env.in) free of roff
-# warnings; and every MARKET_* setting the code reads documented in etc/market.env.in
-# and in the README. The last line is "N passed, M failed"; the exit status is 0 only
-# when M is 0.
+# from --help by help2man, and market.env(5) from the settings file) free of roff
+# warnings; every setting of lib/settings.c in the settings file and market.env(5); and
+# tests/cli/settings.sh (nothing reads a MARKET_* variable but through that table, and
+# the README's table is its). The last line is "N passed, M failed"; the exit status is 0
+# only when M is 0.
 #
 #   BIN_DIR   where the programs are (default: build/, built by make cli-test)
 set -u
@@ -116,19 +117,17 @@ for cmd in migrate import seed 'key create' 'key rotate' 'key revoke' 'key list'
     expect "market-admin(1) documents $cmd" 0 "^ +$cmd" rendered market-admin.1
 done
 
-# --- every setting documented -------------------------------------------------------------
-# A setting is a "MARKET_*" string the programs read (MARKET_OPS is nginx's FastCGI
-# parameter, not a setting); MARKET_WORKERS is read by market-api.service.
-settings=$( (grep -rhoE '"MARKET_[A-Z_]+"' "$ROOT/app" "$ROOT/lib" | tr -d '"'; echo MARKET_WORKERS) |
-    grep -vx MARKET_OPS | sort -u)
-[ "$(wc -l <<<"$settings")" -ge 15 ] || bad "found only $(wc -l <<<"$settings") settings in the code"
+# --- every setting documented, and read only through its table ------------------------------
+# lib/settings.c declares every setting; the settings file and market.env(5) are written
+# from it: each setting must come out in both, once.
+settings=$("$BIN/settings-doc" names)
+[ "$(wc -l <<<"$settings")" -ge 20 ] || bad "settings-doc names lists only $(wc -l <<<"$settings") settings"
 for name in $settings; do
-    if grep -qx "## $name" "$ROOT/etc/market.env.in"; then ok; else bad "$name is not described in etc/market.env.in"; fi
-    if grep -q "\`$name\`" "$ROOT/README.md"; then ok; else bad "$name is not in the README"; fi
+    count=$(grep -cx "## $name" "$ROOT/build/dist/market.env")
+    if [ "$count" = 1 ]; then ok; else bad "$name is described $count times in build/dist/market.env"; fi
+    if grep -qE "^#?$name=" "$ROOT/build/dist/market.env"; then ok; else bad "build/dist/market.env has no line $name="; fi
     expect "market.env(5) describes $name" 0 "^ +$name\$" rendered market.env.5
 done
-while read -r name; do
-    if grep -qx "$name" <<<"$settings"; then ok; else bad "etc/market.env.in describes $name, which nothing reads"; fi
-done < <(sed -n 's/^## \(MARKET_[A-Z_]*\)$/\1/p' "$ROOT/etc/market.env.in")
+if out=$("$ROOT/tests/cli/settings.sh" 2>&1); then ok; else bad "tests/cli/settings.sh" "$out"; fi
 
 tally

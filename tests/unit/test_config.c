@@ -1,10 +1,12 @@
-/* config: retry-delay lists and the environment checks of config_load. */
+/* config: retry-delay lists and the environment checks of config_load, which walks the
+ * table of lib/settings.c: defaults, ranges, malformed values, required settings. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "settings.h"
 #include "unit.h"
 
 static long delays[CONFIG_MAX_RETRIES];
@@ -93,25 +95,12 @@ START_TEST(respects_max)
 }
 END_TEST
 
-static const char *const vars[] = {
-    "MARKET_DB",
-    "MARKET_SECRET_FILE",
-    "MARKET_RATE_LIMIT",
-    "MARKET_KEY_GRACE",
-    "MARKET_WEBHOOK_SECRET_GRACE",
-    "MARKET_DOWNLOAD_BASE_URL",
-    "MARKET_DOWNLOAD_TTL",
-    "MARKET_FILES_ROOT",
-    "MARKET_WEBHOOK_TIMEOUT",
-    "MARKET_WEBHOOK_RETRIES",
-    "MARKET_WEBHOOK_CA_FILE",
-    "MARKET_WEBHOOK_ALLOW_PRIVATE",
-    "MARKET_METRICS_FILE",
-    "MARKET_DB_READ",
-    "MARKET_DB_READ_MAX_LAG",
-    "MARKET_RETENTION",
-    "MARKET_API_EXTENSIONS",
-};
+/* Every setting of the table, unset: the tests start from the defaults. */
+static void unset_settings(void)
+{
+    for (size_t i = 0; i < settings_count; i++)
+        unsetenv(settings[i].name);
+}
 
 static char secret_path[64];
 static market_config cfg;
@@ -127,8 +116,7 @@ static void write_secret(const char *content)
 
 static void env_setup(void)
 {
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-        unsetenv(vars[i]);
+    unset_settings();
     snprintf(secret_path, sizeof secret_path, "/tmp/market-unit-secret-XXXXXX");
     int fd = mkstemp(secret_path);
     ck_assert_int_ge(fd, 0);
@@ -146,8 +134,7 @@ static void env_teardown(void)
     free((char *)cfg.download_base_url);
     cfg.download_base_url = NULL;
     unlink(secret_path);
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-        unsetenv(vars[i]);
+    unset_settings();
 }
 
 static bool load(void)
@@ -335,6 +322,169 @@ START_TEST(load_extensions)
 }
 END_TEST
 
+/* The settings config_load gained from the programs that read them alone before, and the
+ * computed defaults. */
+START_TEST(load_defaults_of_the_rest)
+{
+    ck_assert_msg(load(), "%s", err);
+    ck_assert(cfg.request_log);
+    ck_assert_int_eq(cfg.webhookd_concurrency, 64);
+    ck_assert_ptr_null(cfg.migrations_dir);
+    ck_assert(cfg.progress_seconds == 5.0);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    ck_assert_int_eq(cfg.workers, cores >= 1 && cores <= 256 ? cores : 1);
+    ck_assert_int_eq(cfg.key_inflight, cfg.workers / 2 > 0 ? cfg.workers / 2 : 1);
+    /* The default of MARKET_KEY_INFLIGHT follows MARKET_WORKERS, set or not. */
+    setenv("MARKET_WORKERS", "9", 1);
+    ck_assert_msg(load(), "%s", err);
+    ck_assert_int_eq(cfg.key_inflight, 4);
+    setenv("MARKET_WORKERS", "1", 1);
+    ck_assert_msg(load(), "%s", err);
+    ck_assert_int_eq(cfg.key_inflight, 1);
+    setenv("MARKET_KEY_INFLIGHT", "7", 1);
+    ck_assert_msg(load(), "%s", err);
+    ck_assert_int_eq(cfg.key_inflight, 7);
+}
+END_TEST
+
+static long long_field(const setting *s)
+{
+    long v;
+    memcpy(&v, (const char *)&cfg + s->field, sizeof v);
+    return v;
+}
+
+/* Every integer setting of the table: both ends of its range taken and stored, one past
+ * either end refused with the message naming it, as is a value with a tail or none. */
+START_TEST(load_integer_ranges)
+{
+    int checked = 0;
+    for (size_t i = 0; i < settings_count; i++) {
+        const setting *s = &settings[i];
+        if (s->type != SETTING_INTEGER)
+            continue;
+        char text[32];
+        const long ends[] = {s->min, s->max};
+        for (size_t e = 0; e < 2; e++) {
+            snprintf(text, sizeof text, "%ld", ends[e]);
+            setenv(s->name, text, 1);
+            ck_assert_msg(load(), "%s=%s: %s", s->name, text, err);
+            ck_assert_int_eq(long_field(s), ends[e]);
+        }
+        const long outside[] = {s->min - 1, s->max + 1};
+        for (size_t e = 0; e < 2; e++) {
+            snprintf(text, sizeof text, "%ld", outside[e]);
+            setenv(s->name, text, 1);
+            load_fails(s->name);
+            ck_assert_msg(strstr(err, "must be an integer from") != NULL, "%s", err);
+        }
+        static const char *const malformed[] = {"12abc", "x", " 5", "5 ", "0x10", "1e3"};
+        for (size_t m = 0; m < sizeof malformed / sizeof malformed[0]; m++) {
+            setenv(s->name, malformed[m], 1);
+            load_fails(s->name);
+        }
+        unsetenv(s->name);
+        checked++;
+    }
+    ck_assert_int_ge(checked, 12);
+}
+END_TEST
+
+/* 0 or 1 and nothing else, for each switch of the table. */
+START_TEST(load_switches)
+{
+    setenv("MARKET_REQUEST_LOG", "0", 1);
+    ck_assert_msg(load(), "%s", err);
+    ck_assert(!cfg.request_log);
+    static const char *const bad[] = {"yes", "2", " 1", "1 ", "01", "true", "-1"};
+    for (size_t i = 0; i < settings_count; i++) {
+        if (settings[i].type != SETTING_SWITCH)
+            continue;
+        for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+            setenv(settings[i].name, bad[b], 1);
+            load_fails(settings[i].name);
+            ck_assert_msg(strstr(err, "must be 0 or 1") != NULL, "%s", err);
+        }
+        unsetenv(settings[i].name);
+    }
+}
+END_TEST
+
+/* MARKET_PROGRESS_SECONDS: a decimal number of seconds (the admin tests use 0.01). */
+START_TEST(load_seconds)
+{
+    static const struct {
+        const char *text;
+        double seconds;
+    } good[] = {{"0", 0}, {"0.01", 0.01}, {".5", 0.5}, {"3600", 3600}, {"12", 12}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        setenv("MARKET_PROGRESS_SECONDS", good[i].text, 1);
+        ck_assert_msg(load(), "%s: %s", good[i].text, err);
+        ck_assert(cfg.progress_seconds == good[i].seconds);
+    }
+    static const char *const bad[] = {"-1", "3600.5", "inf", "nan", "5s", " 5", "x", "1e9"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("MARKET_PROGRESS_SECONDS", bad[i], 1);
+        load_fails("MARKET_PROGRESS_SECONDS");
+    }
+}
+END_TEST
+
+/* A setting required under a need stops config_load only when that need is asked for;
+ * an empty value counts as unset. */
+START_TEST(load_required_by_need)
+{
+    static const struct {
+        const char *name;
+        int need;
+    } required[] = {{"MARKET_SECRET_FILE", CONFIG_NEED_SECRET},
+                    {"MARKET_DOWNLOAD_BASE_URL", CONFIG_NEED_DOWNLOADS},
+                    {"MARKET_FILES_ROOT", CONFIG_NEED_DOWNLOADS}};
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
+        const char *was = getenv(required[i].name);
+        char saved[128];
+        snprintf(saved, sizeof saved, "%s", was);
+        for (int empty = 0; empty < 2; empty++) {
+            if (empty)
+                setenv(required[i].name, "", 1);
+            else
+                unsetenv(required[i].name);
+            load_fails(required[i].name);
+            ck_assert_msg(strstr(err, "is required") != NULL, "%s", err);
+            free((char *)cfg.download_base_url);
+            int others = (CONFIG_NEED_SECRET | CONFIG_NEED_DOWNLOADS) & ~required[i].need;
+            ck_assert_msg(config_load(&cfg, others, err, sizeof err), "%s without its need: %s",
+                          required[i].name, err);
+        }
+        setenv(required[i].name, saved, 1);
+    }
+    ck_assert_int_eq(settings_find("MARKET_SECRET_FILE")->required, CONFIG_NEED_SECRET);
+}
+END_TEST
+
+/* config_load_one reads its one setting into its field and touches no other. */
+START_TEST(load_one_setting)
+{
+    static market_config one;
+    memset(&one, 0x5a, sizeof one);
+    setenv("MARKET_MIGRATIONS_DIR", "/srv/sql", 1);
+    ck_assert_msg(config_load_one(&one, "MARKET_MIGRATIONS_DIR", err, sizeof err), "%s", err);
+    ck_assert_str_eq(one.migrations_dir, "/srv/sql");
+    ck_assert_int_eq(one.rate_limit, 0x5a5a5a5a5a5a5a5aL);
+    ck_assert(config_load_one(&one, "MARKET_PROGRESS_SECONDS", err, sizeof err));
+    ck_assert(one.progress_seconds == 5.0);
+    setenv("MARKET_PROGRESS_SECONDS", "soon", 1);
+    ck_assert(!config_load_one(&one, "MARKET_PROGRESS_SECONDS", err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "MARKET_PROGRESS_SECONDS"));
+    ck_assert(!config_load_one(&one, "MARKET_NO_SUCH_THING", err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "MARKET_NO_SUCH_THING"));
+    /* Not required alone: an unset file root is NULL, for seed --files to refuse. */
+    unsetenv("MARKET_FILES_ROOT");
+    ck_assert(config_load_one(&one, "MARKET_FILES_ROOT", err, sizeof err));
+    ck_assert_ptr_null(one.files_root);
+}
+END_TEST
+
 Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -354,6 +504,12 @@ Suite *config_suite(void)
     tcase_add_test(env, load_webhook_secret_grace);
     tcase_add_test(env, load_checks_secret);
     tcase_add_test(env, load_extensions);
+    tcase_add_test(env, load_defaults_of_the_rest);
+    tcase_add_test(env, load_integer_ranges);
+    tcase_add_test(env, load_switches);
+    tcase_add_test(env, load_seconds);
+    tcase_add_test(env, load_required_by_need);
+    tcase_add_test(env, load_one_setting);
     suite_add_tcase(s, env);
     return s;
 }

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "db_async.h"
+#include "db_script.h"
 #include "db_hosts.h"
 #include "unit.h"
 
@@ -46,7 +48,7 @@ START_TEST(nothing_to_collect_cancel_or_copy_without_a_connection)
     ck_assert_ptr_null(db_server_param(d, "is_superuser"));
     char err[64];
     ck_assert(db_cancel(d, err, sizeof err)); /* nothing to cancel */
-    PGresult *res;
+    db_result *res;
     ck_assert_int_eq(db_collect(d, &res), DB_ANSWER_LOST);
     ck_assert_ptr_null(res);
     ck_assert(!db_send_script(d, "SELECT 1"));
@@ -182,7 +184,7 @@ static void pg_teardown(void)
 static void scalar(db *d, const char *sql, const char *param, char *out, size_t outsz)
 {
     const char *params[] = {param};
-    PGresult *res = db_exec_params(d, sql, param != NULL ? 1 : 0, params);
+    db_result *res = db_exec_params(d, sql, param != NULL ? 1 : 0, params);
     ck_assert_ptr_nonnull(res);
     ck_assert_msg(PQresultStatus(res) == PGRES_TUPLES_OK, "%s: %s", sql, db_message(res));
     ck_assert_int_eq(db_rows(res), 1);
@@ -192,7 +194,7 @@ static void scalar(db *d, const char *sql, const char *param, char *out, size_t 
 
 static void command(db *d, const char *sql)
 {
-    PGresult *res = db_exec_params(d, sql, 0, NULL);
+    db_result *res = db_exec_params(d, sql, 0, NULL);
     ck_assert_ptr_nonnull(res);
     ck_assert_msg(PQresultStatus(res) == PGRES_COMMAND_OK, "%s: %s", sql, db_message(res));
     db_clear(res);
@@ -252,7 +254,7 @@ START_TEST(pg_commit_of_a_failed_transaction_is_refused)
     command(server, "CREATE TEMP TABLE t (v text)");
     ck_assert(db_begin(server, DB_READ_COMMITTED));
     command(server, "INSERT INTO t VALUES ('lost')");
-    PGresult *res = db_exec_params(server, "SELECT 1 / 0", 0, NULL);
+    db_result *res = db_exec_params(server, "SELECT 1 / 0", 0, NULL);
     ck_assert_int_eq(PQresultStatus(res), PGRES_FATAL_ERROR);
     db_clear(res);
     ck_assert_int_eq(db_transaction(server), DB_TX_FAILED);
@@ -415,7 +417,7 @@ START_TEST(pg_a_pipeline_of_many_with_a_statement_that_cannot_be_prepared)
         values[i][0] = text[i];
         params[i] = i == BAD ? NULL : values[i];
     }
-    PGresult *out[N];
+    db_result *out[N];
     ck_assert(db_exec_pipeline(server, N, stmts, params, out));
     for (int i = 0; i < N; i++) {
         ck_assert_ptr_nonnull(out[i]);
@@ -429,7 +431,7 @@ START_TEST(pg_a_pipeline_of_many_with_a_statement_that_cannot_be_prepared)
         db_clear(out[i]);
     }
     /* The connection is fine afterwards, and so is the statement alone. */
-    PGresult *res = db_exec(server, &pipe_bad, NULL);
+    db_result *res = db_exec(server, &pipe_bad, NULL);
     ck_assert_ptr_nonnull(res);
     ck_assert_str_eq(db_sqlstate(res), "42P01");
     db_clear(res);
@@ -447,7 +449,7 @@ START_TEST(pg_a_statement_past_the_timeout_fails_with_its_sqlstate)
 {
     db *d = db_open(unit_database(), "market-unit-timeout");
     db_set_statement_timeout(d, 100);
-    PGresult *res = db_exec(d, &slow_stmt, NULL);
+    db_result *res = db_exec(d, &slow_stmt, NULL);
     ck_assert_ptr_nonnull(res);
     ck_assert_str_eq(db_sqlstate(res), DB_STATEMENT_TIMEOUT);
     db_clear(res);
@@ -483,9 +485,9 @@ END_TEST
 static db_stmt poll_long = {"poll_long", "SELECT pg_sleep(30)", 0, 0};
 static db_stmt poll_short = {"poll_short", "SELECT 40 + 2", 0, 0};
 
-static PGresult *collect_all(db *d)
+static db_result *collect_all(db *d)
 {
-    PGresult *res = NULL;
+    db_result *res = NULL;
     db_answer a;
     while ((a = db_collect(d, &res)) == DB_ANSWER_PENDING) {
         struct pollfd p = {.fd = db_socket(d), .events = POLLIN};
@@ -498,7 +500,7 @@ static PGresult *collect_all(db *d)
 START_TEST(pg_a_polled_statement_is_collected_and_can_be_cancelled)
 {
     ck_assert(db_send(server, &poll_short, NULL));
-    PGresult *res = collect_all(server);
+    db_result *res = collect_all(server);
     ck_assert(db_ok(res));
     ck_assert_int_eq(db_int(res, 0, 0), 42);
     db_clear(res);
@@ -520,7 +522,7 @@ END_TEST
  * and COPY FROM STDIN, its rows counted and a bad row's failure reported. */
 START_TEST(pg_scripts_and_copy_run_as_a_tool_needs)
 {
-    PGresult *res = db_exec_script(server, "CREATE TEMP TABLE c (n int); SELECT 7");
+    db_result *res = db_exec_script(server, "CREATE TEMP TABLE c (n int); SELECT 7");
     ck_assert_msg(db_ok(res), "%s", db_message(res));
     ck_assert_int_eq(db_int(res, 0, 0), 7); /* the last statement's result */
     db_clear(res);

@@ -11,6 +11,7 @@
 #include "buf.h"
 #include "db.h"
 #include "db_array.h"
+#include "db_script.h"
 #include "unit.h"
 
 static buf b;
@@ -121,10 +122,10 @@ static void pg_teardown(void)
 static void assert_round_trip(const char *const *items, size_t n)
 {
     const char *params[] = {literal(items, n)};
-    PGresult *res = db_exec_params(server,
-                                   "SELECT v, v IS NULL FROM unnest($1::text[]) WITH ORDINALITY"
-                                   " AS t(v, i) ORDER BY i",
-                                   1, params);
+    db_result *res = db_exec_params(server,
+                                    "SELECT v, v IS NULL FROM unnest($1::text[]) WITH ORDINALITY"
+                                    " AS t(v, i) ORDER BY i",
+                                    1, params);
     ck_assert_ptr_nonnull(res);
     ck_assert_msg(PQresultStatus(res) == PGRES_TUPLES_OK, "%s rejected: %s", params[0],
                   db_message(res));
@@ -190,10 +191,10 @@ START_TEST(pg_works_with_any_and_unnest)
 {
     const char *wanted[] = {"b\"2", "c,3", "zz"};
     const char *params[] = {literal(wanted, 3)};
-    PGresult *res = db_exec_params(server,
-                                   "SELECT count(*) FROM (VALUES ('a'), ('b\"2'), ('c,3')) v(id)"
-                                   " WHERE id = ANY($1::text[])",
-                                   1, params);
+    db_result *res = db_exec_params(server,
+                                    "SELECT count(*) FROM (VALUES ('a'), ('b\"2'), ('c,3')) v(id)"
+                                    " WHERE id = ANY($1::text[])",
+                                    1, params);
     ck_assert_int_eq(PQresultStatus(res), PGRES_TUPLES_OK);
     ck_assert_str_eq(db_text(res, 0, 0), "2");
     db_clear(res);
