@@ -63,8 +63,8 @@ static void allow_append(char *allow, const char *methods)
     snprintf(allow + used, ROUTE_ALLOW_MAX - used, "%s%s", used > 0 ? ", " : "", methods);
 }
 
-route_fault route_find(const void *table, size_t count, size_t stride, const char *method,
-                       const char *path, size_t path_len, route_match *m)
+route_fault route_table_find(const void *table, size_t count, size_t stride, const char *method,
+                             const char *path, size_t path_len, route_match *m)
 {
     route_match first = {0}; /* the first entry whose pattern matches, whatever its methods */
     bool path_matched = false;

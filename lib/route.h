@@ -45,8 +45,8 @@ typedef struct {
  * first entry whose pattern matches the path and whose methods hold the method is
  * found; when patterns match but no method does, index is the first of them and allow
  * lists all their methods. */
-route_fault route_find(const void *table, size_t count, size_t stride, const char *method,
-                       const char *path, size_t path_len, route_match *m);
+route_fault route_table_find(const void *table, size_t count, size_t stride, const char *method,
+                             const char *path, size_t path_len, route_match *m);
 
 /* Whether method is one of methods ("GET, HEAD"); exact and case-sensitive, as HTTP
  * methods are. */

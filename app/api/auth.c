@@ -193,7 +193,7 @@ bool auth_hear(worker *w)
 
 bool auth_begin(request *r, auth_query *q)
 {
-    q->kept = KB_ASK;
+    q->memory = KB_ASK;
     const char *key;
     auth_verdict form = auth_header_verdict(r->authorization, &key);
     if (form != AUTH_ACCEPTED)
@@ -217,8 +217,8 @@ bool auth_begin(request *r, auth_query *q)
     long long now_ms = clock_ms_real();
     int64_t window = now_ms / 60000; /* floor(Unix seconds / 60) on this host's clock */
     if (heard)
-        q->kept = key_budget_take(w->keys, q->hash, window, w->cfg.rate_limit, now_ms,
-                                  !r->over_in_flight, &q->answer);
+        q->memory = key_budget_take(w->keys, q->hash, window, w->cfg.rate_limit, now_ms,
+                                    !r->over_in_flight, &q->answer);
 
     q->params[0] = q->hash_hex;
     q->params[1] = db_arg_int(&q->limit, w->cfg.rate_limit);
@@ -292,7 +292,7 @@ static bool read_key_row(request *r, db_result *res, key_row *row)
 
 bool auth_finish(request *r, auth_query *q, db_result *res)
 {
-    if (q->kept == KB_ADMIT) { /* the host's memory answered */
+    if (q->memory == KB_ADMIT) { /* the host's memory answered */
         set_caller(r, &q->answer.row);
         return rate_answer(r, true, q->answer.remaining);
     }
@@ -316,22 +316,22 @@ bool auth_finish(request *r, auth_query *q, db_result *res)
                             : !db_null(res, 0, C_SEEN_SHARED) && db_bool(res, 0, C_SEEN_SHARED);
         long lent = taken || db_null(res, 0, C_SEEN_LENT) ? 0 : (long)db_int(res, 0, C_SEEN_LENT);
         int64_t window = db_int(res, 0, C_WINDOW);
-        kb_stored kept =
+        kb_stored stored =
             key_budget_store(w->keys, q->hash, generation, &row, window,
                              db_int(res, 0, C_INCARNATION), limit, counted, granted, count, shared);
-        if (kept.give_back > 0 || kept.blocks > 0)
+        if (stored.give_back > 0 || stored.blocks > 0)
             give_back_window(w, db_text(res, 0, C_KEY_ID), db_text(res, 0, C_WINDOW),
-                             kept.give_back, kept.blocks);
+                             stored.give_back, stored.blocks);
         set_caller(r, &row);
-        if (kept.verdict == KB_ADMIT || !counted || !shared)
-            return rate_answer(r, kept.verdict == KB_ADMIT, kept.remaining);
+        if (stored.verdict == KB_ADMIT || !counted || !shared)
+            return rate_answer(r, stored.verdict == KB_ADMIT, stored.remaining);
 
         /* Refused in a shared window. Another host may still hold blocks of it: it was
          * notified (016_host_budgets.sql) and gives them back within milliseconds, so
          * wait for that, so that the limit's every request can still be served. When
          * this host gave its own back just now, ask again at once. */
-        lent -= kept.blocks;
-        bool gave_back = kept.blocks > 0 || kept.give_back > 0;
+        lent -= stored.blocks;
+        bool gave_back = stored.blocks > 0 || stored.give_back > 0;
         if (lent > 0 && attempt >= GIVE_BACK_TRIES) {
             write_off_window(w, db_text(res, 0, C_KEY_ID), db_text(res, 0, C_WINDOW), lent);
             lent = 0;

@@ -18,13 +18,13 @@ typedef struct {
     db_arg limit, want, host; /* the text of params[1], [3] and [4] */
     const char *params[5];
     uint64_t generation; /* of the host's kept keys, before the statement */
-    kb_verdict kept;     /* KB_ASK: run auth_statement() with params */
+    kb_verdict memory;   /* what the host's memory said; KB_ASK: run auth_statement() */
     kb_answer answer;
 } auth_query;
 
 /* The key check in two halves, so that it can share a round trip with a catalogue read:
  * auth_begin checks the header's form (401 without any database work), fills q and sets
- * r->caller.mode from the key's prefix. When q.kept is KB_ASK, auth_statement() run with
+ * r->caller.mode from the key's prefix. When q.memory is KB_ASK, auth_statement() run with
  * q.params gives the result that auth_finish reads; otherwise auth_finish is called with
  * a NULL result. auth_finish fills r->caller and the rate headers, or answers 401, 429
  * or 503 (it may run statements of its own: a shared window's budget). */

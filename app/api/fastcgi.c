@@ -51,7 +51,7 @@ static const char *status_text(int status)
     }
 }
 
-bool fastcgi_init(fastcgi_conn *c)
+bool fastcgi_init(fastcgi_server *c)
 {
     if (FCGX_Init() != 0) {
         log_error("FCGX_Init failed");
@@ -62,18 +62,18 @@ bool fastcgi_init(fastcgi_conn *c)
     return true;
 }
 
-bool fastcgi_waiting(fastcgi_conn *c)
+bool fastcgi_waiting(fastcgi_server *c)
 {
     return fastcgi_conns_busy(&c->conns);
 }
 
-bool fastcgi_accept(fastcgi_conn *c, const fastcgi_idle *idle)
+bool fastcgi_accept(fastcgi_server *c, const fastcgi_idle *idle)
 {
     c->fcgi = fastcgi_conns_next(&c->conns, idle);
     return c->fcgi != NULL;
 }
 
-int fastcgi_fd(const fastcgi_conn *c)
+int fastcgi_fd(const fastcgi_server *c)
 {
     return c->fcgi->ipcFd;
 }
@@ -90,7 +90,7 @@ static int param_count(FCGX_ParamArray env, const char *name)
     return n;
 }
 
-void fastcgi_read_request(fastcgi_conn *c, request *r)
+void fastcgi_read_request(fastcgi_server *c, request *r)
 {
     FCGX_ParamArray env = c->fcgi->envp;
     r->fcgi = c->fcgi;
@@ -131,7 +131,7 @@ void fastcgi_read_request(fastcgi_conn *c, request *r)
     r->status = 200;
 }
 
-void fastcgi_write_response(fastcgi_conn *c, const request *r, buf *head)
+void fastcgi_write_response(fastcgi_server *c, const request *r, buf *head)
 {
     buf_clear(head);
     buf_printf(head, "Status: %d %s\r\n", r->status, status_text(r->status));
@@ -152,7 +152,7 @@ void fastcgi_write_response(fastcgi_conn *c, const request *r, buf *head)
     (void)fastcgi_conns_reply(c->fcgi, pieces, strcmp(r->method, "HEAD") != 0 ? 2 : 1);
 }
 
-void fastcgi_finish(fastcgi_conn *c)
+void fastcgi_finish(fastcgi_server *c)
 {
     fastcgi_conns_finish(&c->conns, c->fcgi);
     c->fcgi = NULL;
@@ -168,7 +168,7 @@ bool fastcgi_stop_pending(void)
     return fastcgi_conns_stop_pending();
 }
 
-void fastcgi_tick(fastcgi_conn *c, int every_ms, void (*tick)(void *arg), void *arg)
+void fastcgi_tick(fastcgi_server *c, int every_ms, void (*tick)(void *arg), void *arg)
 {
     fastcgi_conns_tick(&c->conns, every_ms, tick, arg);
 }

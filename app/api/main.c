@@ -45,7 +45,7 @@ static const pipeline_steps steps = {
 /* Writes out the collected log lines unless a connection is already waiting (and they
  * are less than a second old), so that a quiet worker holds none back while a busy one
  * writes them together. */
-static void flush_log_before_wait(fastcgi_conn *conn)
+static void flush_log_before_wait(fastcgi_server *conn)
 {
     if (log_pending() && (log_stale() || !fastcgi_waiting(conn)))
         log_flush();
@@ -73,7 +73,7 @@ static void idle_wake(void *arg)
 /* What the idle check (look_for_idle) needs. */
 typedef struct {
     worker *w;
-    fastcgi_conn *conn;
+    fastcgi_server *conn;
     bool said; /* the pool cannot be stopped from here: said once */
 } idle_watch;
 
@@ -180,7 +180,7 @@ int main(int argc, char **argv)
     static worker w;
     if (!worker_init(&w, MARKET_VERSION))
         return 1;
-    static fastcgi_conn conn;
+    static fastcgi_server conn;
     if (!fastcgi_init(&conn))
         return 1;
     fastcgi_catch_stop();

@@ -172,7 +172,7 @@ static bool content_type_is_json(const char *ct)
 }
 
 /* Reads the body into the arena; false (413 answered) when it is over the limit. */
-static bool read_body(request *r, char **data, size_t *len)
+static bool read_raw_body(request *r, char **data, size_t *len)
 {
     FCGX_Request *fcgi = r->fcgi;
     if (r->content_length > REQUEST_MAX_BODY)
@@ -199,7 +199,7 @@ bool request_json_body(request *r, const char *const *fields, json_object **out)
     if (r->content_length > 0 && !content_type_is_json(r->content_type))
         return respond_error(r, 415, "invalid_request_error", "unsupported_media_type", NULL,
                              "the request body must be application/json");
-    if (!read_body(r, &data, &len))
+    if (!read_raw_body(r, &data, &len))
         return false;
     if (len == 0)
         return true;

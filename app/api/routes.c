@@ -351,7 +351,7 @@ void routes_init(const char *files_prefix, const market_config *cfg)
     reset_table();
     for (size_t i = 0; i < N_API; i++)
         if ((routes[i].extension & ~cfg->api_extensions) != 0)
-            routes[i].spec.pattern = NULL; /* switched off: route_find matches it never */
+            routes[i].spec.pattern = NULL; /* switched off: route_table_find matches it never */
     download_link_body[0].def = cfg->download_ttl;
     webhooks_rotate_secret_body[0].def = cfg->webhook_secret_grace;
     if (files_prefix[0] != '\0') {
@@ -368,8 +368,8 @@ void routes_init(const char *files_prefix, const market_config *cfg)
 /* Looks the path up in count entries from first; sets r's route on a match. */
 static route_fault find_in(request *r, size_t first, size_t count)
 {
-    route_fault fault = route_find(&routes[first], count, sizeof routes[0], r->method, r->path,
-                                   r->path_len, &r->match);
+    route_fault fault = route_table_find(&routes[first], count, sizeof routes[0], r->method,
+                                         r->path, r->path_len, &r->match);
     if (fault == ROUTE_NOT_FOUND)
         return fault;
     r->match.index += first;
@@ -421,7 +421,7 @@ static bool read_path(request *r, const api_path *path)
 
 /* The body, a JSON object of the declared fields (request_json_body answers 413, 415 and
  * what lib/json_body refuses), then each field by its type. */
-static bool read_body(request *r, const input_spec *body, input_error *err)
+static bool read_body_fields(request *r, const input_spec *body, input_error *err)
 {
     const char *names[QUERY_MAX_PARAMS];
     size_t n = 0;
@@ -444,7 +444,7 @@ bool routes_read_input(request *r)
         return respond_invalid(r, err.code, err.param, "%s", err.message);
     if (route->path != NULL && !read_path(r, route->path))
         return false;
-    return route->body == NULL || read_body(r, route->body, &err);
+    return route->body == NULL || read_body_fields(r, route->body, &err);
 }
 
 const api_route *routes_at(size_t i)

@@ -12,8 +12,8 @@
 #include "paging.h"
 
 /* The SQL is laid out by hand: clang-format would re-flow it mid-clause. COUNTED or
- * KEPT: the product count counted once (a LATERAL, not a subquery that would run for
- * every product row), or NULL when the worker keeps it (see kept_count). */
+ * COUNT_KNOWN: the product count counted once (a LATERAL, not a subquery that would run for
+ * every product row), or NULL when the worker keeps it (see count_memo). */
 /* clang-format off */
 #define SELLER_SQL(count, keyset)                                                               \
     "SELECT s.id, s.name, s.bio, s.website,"                                                    \
@@ -31,14 +31,14 @@
 #define COUNTED                                                                                 \
     "  CROSS JOIN LATERAL (SELECT count(*) FROM products c"                                     \
     "       WHERE c.seller_id = s.id AND c.mode = $2 AND c.status = 'published') n"
-#define KEPT "  CROSS JOIN (SELECT NULL::bigint AS count) n"
+#define COUNT_KNOWN "  CROSS JOIN (SELECT NULL::bigint AS count) n"
 #define KEYSET_SQL " AND (p.created_at, p.id) < ($4::timestamptz, $5)"
 /* clang-format on */
 
 DB_STMT(seller_first_page, SELLER_SQL(COUNTED, ""), 3);
 DB_STMT(seller_next_page, SELLER_SQL(COUNTED, KEYSET_SQL), 5);
-DB_STMT(seller_first_page_kept, SELLER_SQL(KEPT, ""), 3);
-DB_STMT(seller_next_page_kept, SELLER_SQL(KEPT, KEYSET_SQL), 5);
+DB_STMT(seller_first_page_known, SELLER_SQL(COUNT_KNOWN, ""), 3);
+DB_STMT(seller_next_page_known, SELLER_SQL(COUNT_KNOWN, KEYSET_SQL), 5);
 DB_STMT(seller_count,
         "SELECT count(*) FROM products c"
         " WHERE c.seller_id = $1 AND c.mode = $2 AND c.status = 'published'",
@@ -47,21 +47,21 @@ DB_STMT(seller_count,
 #define HANDLE_MAX 255 /* the path parameter's bound (routes.c) */
 
 /* The product counts this worker read, so that a seller with tens of thousands of
- * products is counted once per catalogue change, not once per request: a count is kept
+ * products is counted once per catalogue change, not once per request: a count is remembered
  * for the catalogue generation it was read in (worker.catalogue_generation), and a
- * notified write makes every kept count stale at once. Losing one costs a count, never a
+ * notified write makes every remembered count stale at once. Losing one costs a count, never a
  * wrong answer. A small table indexed by a hash of seller and mode; a collision replaces. */
-#define KEPT_COUNTS 256
+#define COUNT_MEMOS 256
 typedef struct {
     char key[HANDLE_MAX + 8]; /* "handle|mode" */
     long long count;
     unsigned long generation;
-} kept_count;
-static kept_count kept_counts[KEPT_COUNTS];
+} count_memo;
+static count_memo count_memos[COUNT_MEMOS];
 
-static kept_count *kept_slot(const char *key)
+static count_memo *memo_slot(const char *key)
 {
-    return &kept_counts[hash_fnv1a(key, strlen(key)) % KEPT_COUNTS];
+    return &count_memos[hash_fnv1a(key, strlen(key)) % COUNT_MEMOS];
 }
 
 enum {
@@ -80,8 +80,8 @@ typedef struct {
     const char *context; /* what the cursor is bound to */
     const char *handle;
     char count_key[HANDLE_MAX + 8];
-    bool count_kept;          /* the statement leaves the count to kept_counts */
-    long long count;          /* the kept count, when count_kept */
+    bool count_known;         /* the statement leaves the count to count_memos */
+    long long count;          /* the remembered count, when count_known */
     unsigned long generation; /* the catalogue generation at the plan */
 } seller_input;
 
@@ -105,11 +105,11 @@ bool seller_get_plan(request *r, catalogue_read *read)
     in->handle = handle;
     snprintf(in->count_key, sizeof in->count_key, "%s|%s", handle, r->caller.mode);
     in->generation = r->w->catalogue_generation;
-    const kept_count *kept = kept_slot(in->count_key);
-    in->count_kept = kept->generation == in->generation && strcmp(kept->key, in->count_key) == 0;
-    in->count = in->count_kept ? kept->count : 0;
-    if (in->count_kept)
-        read->stmt = cursor_text != NULL ? &seller_next_page_kept : &seller_first_page_kept;
+    const count_memo *memo = memo_slot(in->count_key);
+    in->count_known = memo->generation == in->generation && strcmp(memo->key, in->count_key) == 0;
+    in->count = in->count_known ? memo->count : 0;
+    if (in->count_known)
+        read->stmt = cursor_text != NULL ? &seller_next_page_known : &seller_first_page_known;
     else
         read->stmt = cursor_text != NULL ? &seller_next_page : &seller_first_page;
     read->params[0] = handle;
@@ -120,13 +120,13 @@ bool seller_get_plan(request *r, catalogue_read *read)
     return true;
 }
 
-/* The seller's product count: the statement's, or the kept one unless a catalogue write
+/* The seller's product count: the statement's, or the remembered one unless a catalogue write
  * was notified since the plan (then it is read again). Keeps what it read. */
 static bool product_count(request *r, const seller_input *in, db_result *res, long long *count)
 {
-    kept_count *kept = kept_slot(in->count_key);
+    count_memo *memo = memo_slot(in->count_key);
     unsigned long generation = in->generation;
-    if (!in->count_kept) {
+    if (!in->count_known) {
         *count = db_int(res, 0, C_COUNT);
     } else if (generation == r->w->catalogue_generation) {
         *count = in->count;
@@ -139,9 +139,9 @@ static bool product_count(request *r, const seller_input *in, db_result *res, lo
         *count = db_int(fresh, 0, 0);
         generation = r->w->catalogue_generation; /* read after the write was notified */
     }
-    snprintf(kept->key, sizeof kept->key, "%s", in->count_key);
-    kept->count = *count;
-    kept->generation = generation;
+    snprintf(memo->key, sizeof memo->key, "%s", in->count_key);
+    memo->count = *count;
+    memo->generation = generation;
     return true;
 }
 

@@ -1,5 +1,5 @@
 /* serve: see serve.h. The catalogue routes' one statement each is what lets their pages
- * be kept, read on a replica and carried with the key's statement; this file holds those
+ * be cached, read on a replica and carried with the key's statement; this file holds those
  * three mechanisms, so that the handlers (products_list.c, product_get.c, seller_get.c)
  * only plan a statement and render its result. */
 #include "serve.h"
@@ -57,8 +57,8 @@ static void catalogue_changed(worker *w)
 }
 
 /* Writes the answer from the route's result and keeps it for repeats when it is a 200. */
-static void render_and_keep(request *r, const catalogue_handler *route, const catalogue_read *read,
-                            db_result *res, const buf *key, long long now)
+static void render_and_cache(request *r, const catalogue_handler *route, const catalogue_read *read,
+                             db_result *res, const buf *key, long long now)
 {
     route->render(r, read, res);
     if (r->status == 200)
@@ -107,7 +107,7 @@ static db_result *read_page(request *r, const catalogue_read *read)
     return page != NULL ? page : request_query(r, read->stmt, read->params);
 }
 
-/* The key's statement when the host's memory could not answer for the key (q->kept is
+/* The key's statement when the host's memory could not answer for the key (q->memory is
  * KB_ASK), with the page when the primary reads it: one round trip. NULL when the
  * database failed (answered). */
 static db_result *ask_key(request *r, const auth_query *q, serve_page *page)
@@ -142,8 +142,9 @@ void serve_page_plan(request *r, serve_page *page)
     page->now = clock_ms();
     cache_key(&page->read, &r->w->page_key);
     const buf *key = &r->w->page_key;
-    if (ring_cache_get(r->w->pages, key->data, key->len, page->now, &page->kept, &page->kept_len))
-        page->source = PAGE_KEPT;
+    if (ring_cache_get(r->w->pages, key->data, key->len, page->now, &page->cached,
+                       &page->cached_len))
+        page->source = PAGE_CACHED;
     else
         page->source =
             (page->reader = page_send(r, &page->read)) != NULL ? PAGE_REPLICA : PAGE_PRIMARY;
@@ -152,7 +153,7 @@ void serve_page_plan(request *r, serve_page *page)
 bool serve_key_finish(request *r, auth_query *q, serve_page *page)
 {
     db_result *key_res = NULL;
-    bool asked = q->kept == KB_ASK;
+    bool asked = q->memory == KB_ASK;
     if (asked)
         key_res = ask_key(r, q, page);
     if (page != NULL && page->reader != NULL) /* always: the replica's answer must be read */
@@ -166,16 +167,16 @@ void serve_page_answer(request *r, serve_page *page)
         return;
     bool changed = db_notified(r->w->db, CATALOGUE_CHANNEL);
     if (changed)
-        catalogue_changed(r->w); /* kept pages may be stale (kept is gone too) */
-    if (page->source == PAGE_KEPT && !changed) {
+        catalogue_changed(r->w); /* cached pages may be stale (cached is gone too) */
+    if (page->source == PAGE_CACHED && !changed) {
         respond_json(r, 200);
-        buf_append(r->body, page->kept, page->kept_len);
+        buf_append(r->body, page->cached, page->cached_len);
         return;
     }
     db_result *res = page->res != NULL ? page->res : page->replica_res;
-    if (res == NULL) /* the replica failed, or the kept page was stale */
-        res = page->source == PAGE_KEPT ? read_page(r, &page->read)
-                                        : request_query(r, page->read.stmt, page->read.params);
+    if (res == NULL) /* the replica failed, or the cached page was stale */
+        res = page->source == PAGE_CACHED ? read_page(r, &page->read)
+                                          : request_query(r, page->read.stmt, page->read.params);
     if (res != NULL)
-        render_and_keep(r, page->route, &page->read, res, &r->w->page_key, page->now);
+        render_and_cache(r, page->route, &page->read, res, &r->w->page_key, page->now);
 }

@@ -1,5 +1,5 @@
 /* serve: the catalogue kind of route (GET /v1/products, /v1/products/:id,
- * /v1/sellers/:id): how its page is planned, kept, read and answered. pipeline.c runs
+ * /v1/sellers/:id): how its page is planned, cached, read and answered. pipeline.c runs
  * these steps in the order of checks every route shares.
  *
  * A catalogue answer depends on nothing but its statement and parameters, so a worker
@@ -24,7 +24,7 @@ void serve_after_first_answer(worker *w);
 
 /* Where a catalogue page comes from: none yet (not planned, or the key has its share of
  * the workers), the worker's cache, the replica, or the primary with the key's statement. */
-typedef enum { PAGE_NONE, PAGE_KEPT, PAGE_REPLICA, PAGE_PRIMARY } page_source;
+typedef enum { PAGE_NONE, PAGE_CACHED, PAGE_REPLICA, PAGE_PRIMARY } page_source;
 
 /* One catalogue request's page, from its plan to its answer (pipeline.c runs the steps).
  * Its results belong to the request (request_keep). */
@@ -33,8 +33,8 @@ typedef struct {
     bool planned;        /* the inputs passed and the statement is named in read */
     catalogue_read read; /* the statement and its parameters */
     page_source source;  /* where the page comes from */
-    const char *kept;    /* PAGE_KEPT: the cached answer, kept_len bytes */
-    size_t kept_len;
+    const char *cached;  /* PAGE_CACHED: the cached answer, cached_len bytes */
+    size_t cached_len;
     db *reader;             /* PAGE_REPLICA: the replica it was sent to */
     db_result *res;         /* the primary's page, read with the key's statement */
     db_result *replica_res; /* the replica's page; NULL when the replica failed */
@@ -54,7 +54,7 @@ void serve_page_plan(request *r, serve_page *page);
 bool serve_key_finish(request *r, auth_query *q, serve_page *page);
 
 /* Answers a planned page whose key and scope passed: from the cache unless a catalogue
- * write was notified, else the page read, rendered and kept. */
+ * write was notified, else the page read, rendered and cached. */
 void serve_page_answer(request *r, serve_page *page);
 
 #endif

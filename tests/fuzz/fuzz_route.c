@@ -1,4 +1,4 @@
-/* route_find, over a table shaped like the API's (app/api/routes.c), against a reference
+/* route_table_find, over a table shaped like the API's (app/api/routes.c), against a reference
  * router that splits the path into segments.
  * Input: one byte choosing the method, then the raw path (NUL bytes included). */
 #include "fuzz.h"
@@ -141,8 +141,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(path, data + 1, len);
 
     route_match m;
-    route_fault got =
-        route_find(table, sizeof table / sizeof table[0], sizeof table[0], method, path, len, &m);
+    route_fault got = route_table_find(table, sizeof table / sizeof table[0], sizeof table[0],
+                                       method, path, len, &m);
     ref_match want = ref_route(path, len);
 
     if (want.route == ROUTE_NONE) {

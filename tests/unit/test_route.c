@@ -32,7 +32,7 @@ static route_match m;
 
 static route_fault find_n(const char *method, const char *path, size_t len)
 {
-    return route_find(table, N_ENTRIES, sizeof table[0], method, path, len, &m);
+    return route_table_find(table, N_ENTRIES, sizeof table[0], method, path, len, &m);
 }
 
 static route_fault find(const char *method, const char *path)
@@ -229,20 +229,22 @@ START_TEST(first_entry_wins_and_stride_is_honoured)
         {{"POST", "/a/b"}, "", 2},
         {{"GET", "/c"}, "", 3},
     };
-    ck_assert_int_eq(route_find(wide, 3, sizeof wide[0], "GET", "/a/b", 4, &m), ROUTE_FOUND);
+    ck_assert_int_eq(route_table_find(wide, 3, sizeof wide[0], "GET", "/a/b", 4, &m), ROUTE_FOUND);
     ck_assert_int_eq(wide[m.index].id, 1);
     /* The method picks among the entries whose patterns match. */
-    ck_assert_int_eq(route_find(wide, 3, sizeof wide[0], "POST", "/a/b", 4, &m), ROUTE_FOUND);
+    ck_assert_int_eq(route_table_find(wide, 3, sizeof wide[0], "POST", "/a/b", 4, &m), ROUTE_FOUND);
     ck_assert_int_eq(wide[m.index].id, 2);
-    ck_assert_int_eq(route_find(wide, 3, sizeof wide[0], "PUT", "/a/b", 4, &m),
+    ck_assert_int_eq(route_table_find(wide, 3, sizeof wide[0], "PUT", "/a/b", 4, &m),
                      ROUTE_METHOD_NOT_ALLOWED);
     ck_assert_int_eq(wide[m.index].id, 1);
     ck_assert_str_eq(m.allow, "GET, POST");
-    ck_assert_int_eq(route_find(wide, 3, sizeof wide[0], "GET", "/c", 2, &m), ROUTE_FOUND);
+    ck_assert_int_eq(route_table_find(wide, 3, sizeof wide[0], "GET", "/c", 2, &m), ROUTE_FOUND);
     ck_assert_int_eq(wide[m.index].id, 3);
     /* Counted entries only: the third is outside a table of two. */
-    ck_assert_int_eq(route_find(wide, 2, sizeof wide[0], "GET", "/c", 2, &m), ROUTE_NOT_FOUND);
-    ck_assert_int_eq(route_find(wide, 0, sizeof wide[0], "GET", "/c", 2, &m), ROUTE_NOT_FOUND);
+    ck_assert_int_eq(route_table_find(wide, 2, sizeof wide[0], "GET", "/c", 2, &m),
+                     ROUTE_NOT_FOUND);
+    ck_assert_int_eq(route_table_find(wide, 0, sizeof wide[0], "GET", "/c", 2, &m),
+                     ROUTE_NOT_FOUND);
 }
 END_TEST
 
