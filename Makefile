@@ -44,8 +44,14 @@ CPPFLAGS += $(PKG_CFLAGS)
 CARES_LIBS := $(shell pkg-config --libs libcares 2>/dev/null || echo -lcares)
 
 LIB_SRC      := $(wildcard lib/*.c)
-API_SRC      := $(wildcard app/api/*.c)
-WEBHOOKD_SRC := $(wildcard app/webhookd/*.c)
+# market-api's rooms (app/api/*/: http, keys, ops, catalogue, orders, webhooks) each on the
+# include path of its sources, as nginx's src/core, src/event and src/http are of its own:
+# a header is named by itself, and the folder it lives in says which room owns it.
+API_DIRS     := $(sort $(wildcard app/api/*/))
+API_SRC      := $(wildcard app/api/*.c app/api/*/*.c)
+API_INCLUDES := $(patsubst %/,-I%,$(API_DIRS))
+# The retention pass (app/retention) runs on market-webhookd's loop.
+WEBHOOKD_SRC := $(wildcard app/webhookd/*.c app/retention/*.c)
 ADMIN_SRC    := $(wildcard app/admin/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 # The pure parts of the programs, unit tested beside lib/: linked into the unit binary
@@ -53,8 +59,9 @@ UNIT_SRC     := $(wildcard tests/unit/*.c)
 # run its route table, key and idempotency checks on a request made in memory. The tests
 # include them as "webhookd/retry.h", "api/routes.h" and so on.
 UNIT_APP_SRC := app/webhookd/retry.c app/webhookd/duetimes.c app/webhookd/target.c \
-                app/webhookd/cabundle.c app/webhookd/resolver.c app/webhookd/prune_pass.c \
-                $(filter-out app/api/main.c,$(wildcard app/api/*.c)) \
+                app/webhookd/cabundle.c app/webhookd/resolver.c app/webhookd/webhook_sign.c \
+                app/retention/prune_pass.c \
+                $(filter-out app/api/main.c,$(API_SRC)) \
                 app/admin/site_text.c
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
@@ -77,8 +84,11 @@ MAINS := $(call obj,app/api/main.c app/webhookd/main.c app/admin/main.c)
 $(MAINS): CPPFLAGS += -DMARKET_VERSION='"$(VERSION)"'
 $(MAINS): debian/changelog
 
+$(call obj,$(API_SRC)): CPPFLAGS += $(API_INCLUDES)
+$(call obj,$(WEBHOOKD_SRC)): CPPFLAGS += -Iapp/webhookd -Iapp/retention
+
 $(BUILD)/libmarket.a: $(call obj,$(LIB_SRC))
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/market-api: $(call obj,$(API_SRC)) $(BUILD)/libmarket.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lfcgi $(CARES_LIBS) $(PKG_LIBS)
@@ -102,7 +112,7 @@ readme-settings: $(BUILD)/settings-doc
 	    /^<!-- end of settings -->/{skip=0} !skip; END {exit skip}' README.md >README.md.new
 	mv -f README.md.new README.md
 
-$(call obj,$(UNIT_SRC)): CPPFLAGS += -Iapp
+$(call obj,$(UNIT_SRC)): CPPFLAGS += -Iapp $(API_INCLUDES) -Iapp/webhookd -Iapp/retention
 
 
 $(BUILD)/unit-tests: $(call obj,$(UNIT_SRC) $(UNIT_APP_SRC)) $(BUILD)/libmarket.a
@@ -266,7 +276,10 @@ failover-check: all
 #                (tools/check-comments)
 #   lint-db      libpq (its header, PGresult, PGconn, PQ*) appears only in lib/db*.[ch]
 #                (tools/check-db-boundary)
-LINT_C   := $(wildcard lib/*.[ch] app/*/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] tools/*.c)
+LINT_C   := $(wildcard lib/*.[ch] app/*/*.[ch] app/*/*/*.[ch] tests/unit/*.[ch] tests/fuzz/*.[ch] \
+                      tools/*.c)
+# Every room's headers, for the linters that read each file on its own.
+LINT_INCLUDES := -Iapp $(API_INCLUDES) -Iapp/webhookd -Iapp/retention -Iapp/admin
 LINT_SRC := $(filter %.c,$(LINT_C))
 lint: lint-format lint-comments lint-db tidy cppcheck
 
@@ -287,14 +300,14 @@ lint-format:
 # line is dropped, clang-tidy's exit status kept.
 tidy:
 	printf '%s\n' $(LINT_SRC) | xargs -P "$$(nproc)" -n 8 bash -c 'set -o pipefail; \
-	    clang-tidy --quiet "$$@" -- $(CPPFLAGS) -Iapp $(shell pkg-config --cflags check) \
+	    clang-tidy --quiet "$$@" -- $(CPPFLAGS) $(LINT_INCLUDES) $(shell pkg-config --cflags check) \
 	        -DMARKET_VERSION=\"$(VERSION)\" \
 	        -std=c11 2>&1 | { grep -v "warnings\? generated\.$$" || true; }' clang-tidy
 
 cppcheck:
 	cppcheck -q --std=c11 -j "$$(nproc)" --enable=style,performance,portability --inline-suppr \
 	        --error-exitcode=1 --suppress=missingIncludeSystem --suppress=unusedStructMember \
-	        -Ilib -Iapp -D_GNU_SOURCE '-Dnoreturn=__attribute__((noreturn))' $(LINT_SRC)
+	        -Ilib $(LINT_INCLUDES) -D_GNU_SOURCE '-Dnoreturn=__attribute__((noreturn))' $(LINT_SRC)
 
 clean:
 	rm -rf $(BUILD)

@@ -55,7 +55,7 @@ typedef struct {
     long workers;              /* the pool's size (MARKET_WORKERS, default: the cores) */
     long idle_exit;            /* MARKET_IDLE_EXIT: seconds idle before the pool stops; 0: never */
     long key_inflight; /* one key's requests served at once on a host (MARKET_KEY_INFLIGHT) */
-    const char *metrics_file;   /* the counters a pool's workers share (lib/metrics.h) */
+    const char *metrics_file;   /* the counters a pool's workers share (app/api/ops/metrics.h) */
     long retention;             /* seconds finished rows are kept (market-webhookd prunes) */
     unsigned api_extensions;    /* CONFIG_EXT_* bits of MARKET_API_EXTENSIONS */
     long webhookd_concurrency;  /* deliveries in flight in one market-webhookd */

@@ -1,5 +1,5 @@
 /* db_async: a connection used without blocking beside db.h's, for a second database
- * read while the first works (the read replica, lib/replica.h) or a statement a loop
+ * read while the first works (the read replica, app/api/catalogue/replica.h) or a statement a loop
  * polls for (market-webhookd's retention pass). Implemented in db.c and
  * db_statements.c. */
 #ifndef MARKET_DB_ASYNC_H

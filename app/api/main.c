@@ -236,7 +236,7 @@ int main(int argc, char **argv)
 
         /* The rate windows of past minutes, a few rows per key: cheap enough between two
          * requests. Everything else that only grows is market-webhookd's retention pass,
-         * off the request path (app/webhookd/retention.h). */
+         * off the request path (app/retention/retention.h). */
         time_t now = time(NULL);
         if (now - last_prune >= PRUNE_EVERY_SECONDS) {
             last_prune = now;

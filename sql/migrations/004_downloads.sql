@@ -1,7 +1,7 @@
 -- 004_downloads: download links that can be shown again.
 --
 -- A link token is base64url(link_id || MAC(link key, link_id)), link_id being 16 random
--- bytes (app/api/links.c). The row keeps link_id so that GET /v1/orders can render a
+-- bytes (app/api/orders/links.c). The row keeps link_id so that GET /v1/orders can render a
 -- download's existing link again instead of minting a new one on every listing. link_id
 -- alone is not a credential: the MAC half of a token needs the server secret, so a copy
 -- of this table gives no working link. token_hash (SHA-256 of the whole token) remains

@@ -2,7 +2,7 @@
 -- notification on every catalogue write, for the workers' page caches.
 --
 -- Relevance has two ranks (docs/api.md): 1 when the title alone matches q, 0 when only
--- title and description together do; ties by id, descending. app/api/products_list.c
+-- title and description together do; ties by id, descending. app/api/catalogue/products_list.c
 -- reads each rank in id order, either by walking the published rows of the mode in id
 -- order and checking each against q (cheap when matches are dense: a common word), or
 -- through a GIN index (cheap when they are rare). So it needs:

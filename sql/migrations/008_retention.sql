@@ -1,4 +1,4 @@
--- 008_retention: what market-webhookd's retention pass needs (app/webhookd/retention.c;
+-- 008_retention: what market-webhookd's retention pass needs (app/retention/retention.c;
 -- the decision per table is docs/contract.md section 12).
 --
 -- Every table that only grows is pruned in batches of at most 1,000 rows, one short

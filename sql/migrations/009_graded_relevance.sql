@@ -4,7 +4,7 @@
 -- description alone has rank 0; higher rank first, then id descending. The cost of a page
 -- still follows the page, not the number of matches.
 --
--- market_relevance_page answers one page (app/api/products_list.c calls it): the ids of
+-- market_relevance_page answers one page (app/api/catalogue/search_sql.c calls it): the ids of
 -- the page in order with their rank, and at most one boundary row (below). It reads the
 -- matches in the cheapest way that keeps the order exact:
 --   1. every match at once through the GIN index of title and description, when q

@@ -13,7 +13,7 @@
 -- index carries title_head: the title when it is at most 1,024 bytes (any real title),
 -- else NULL. The item's title is coalesce(title_head, the title read by id): a title
 -- longer than that costs one more lookup, in that row alone (PRODUCT_ITEM_COLUMNS,
--- app/api/catalogue.h).
+-- app/api/catalogue/catalogue.h).
 --
 -- Adding the stored column rewrites the table (about a minute per million products); the
 -- six indexes are dropped first so that the rewrite does not rebuild them twice. A seed

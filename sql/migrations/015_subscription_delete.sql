@@ -1,5 +1,5 @@
 -- 015_subscription_delete: what deleting a webhook subscription does, defined once for
--- DELETE /v1/webhooks/:id (app/api/webhooks_delete.c) and market-admin webhooks delete.
+-- DELETE /v1/webhooks/:id (app/api/webhooks/subscription_delete.c) and market-admin webhooks delete.
 --
 -- The subscription is marked deleted (the event triggers queue nothing for it from the
 -- commit on) and its pending deliveries end as endpoint_deleted, unsent, except one whose

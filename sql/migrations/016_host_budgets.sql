@@ -1,9 +1,9 @@
 -- 016_host_budgets: the rate limit counted by hosts in blocks, and API keys kept by hosts
--- (docs/contract.md section 3; lib/key_budget.h, app/api/auth.c).
+-- (docs/contract.md section 3; app/api/keys/key_budget.h, app/api/keys/auth.c).
 --
 -- rate_counters.count stays the window's total as PostgreSQL granted it, now to hosts:
 -- a host takes a block of requests at once and counts them out in its shared memory.
---   holder  the host that took the window's first requests (lib/key_budget's host id);
+--   holder  the host that took the window's first requests (app/api/keys/key_budget's host id);
 --   shared  another host took from the window too: from then on every host takes one
 --           request at a time, and the holder gives back what it did not use;
 --   lent    blocks granted and not given back yet (a host gives back all of its blocks

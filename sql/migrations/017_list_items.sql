@@ -17,7 +17,7 @@
 -- A btree entry must fit in a third of a page, so list_item is NULL when the members are
 -- longer than 1,536 bytes (a title over about 1,400 bytes, or shorter with characters
 -- escaped six bytes long); such an item is made from its row, read by id, in that row
--- alone (PRODUCT_ITEM_COLUMNS, app/api/catalogue.h). title_head, which the indexes
+-- alone (PRODUCT_ITEM_COLUMNS, app/api/catalogue/catalogue.h). title_head, which the indexes
 -- carried for the same reason, goes.
 --
 -- Adding the stored column rewrites the table (about a minute per million products), so

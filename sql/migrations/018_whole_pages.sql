@@ -14,7 +14,7 @@
 --          matches too sparse for the walk, so fewer than the walk would have read.
 -- No estimate decides between them: the statistics copy (search_word_stats) and the
 -- window setting go. Relevance applies the same two ways to each rank in turn
--- (market_relevance_page below; app/api/products_list.c builds the other sorts'
+-- (market_relevance_page below; app/api/catalogue/search_sql.c builds the other sorts'
 -- statements). PostgreSQL's RUM index, whose posting lists can keep a sort's order, would
 -- retire the walk; Debian 12's build of it never reads them in that order (README,
 -- "Whole search pages").

@@ -1,5 +1,5 @@
 // The host's kept keys and the rate limit's blocks (docs/contract.md section 3,
-// lib/key_budget.h, sql/migrations/016_host_budgets.sql): a host takes a key's requests
+// app/api/keys/key_budget.h, sql/migrations/016_host_budgets.sql): a host takes a key's requests
 // from PostgreSQL in blocks and counts them out in its shared memory, keeping the key's row
 // until api_keys changes. What must not change: Remaining counts each request; a revoked
 // key is refused at once; and when another host takes from the same window, the host gives

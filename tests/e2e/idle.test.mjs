@@ -225,7 +225,7 @@ test('an idle drainer holds one database connection, and an event still leaves a
 
 test("a pool that stops when idle connects at its workers' first requests, not at its start", async () => {
   // A request starts such a pool, and one worker takes it: the others would only compete
-  // with it for the CPU while it connects (app/api/worker.c).
+  // with it for the CPU while it connects (app/api/http/worker.c).
   const pid = await servingPool();
   await waitFor(() => !alive(pid), { timeout: (IDLE_S + 8) * 1000, message: `multiwatch ${pid} to exit` });
   const next = await waitFor(() => {

@@ -1,5 +1,5 @@
 // Every 400 names its input (docs/contract.md section 4, issue 34): a table of every route
-// of the API and every input it declares (app/api/routes.c: its query parameters, its path
+// of the API and every input it declares (app/api/http/routes.c: its query parameters, its path
 // id, its body fields, and Idempotency-Key where the route honours it), crossed with every
 // kind of bad value that applies to the input's type. Each case asserts the status, the
 // code, the error envelope and `param`: the parameter or field by its name, `id` for the
@@ -75,9 +75,9 @@ function send(route, { method, path, query, headers = [], body }) {
 }
 
 // ---------------------------------------------------------------------------------------
-// The routes and their declared inputs (app/api/routes.c)
+// The routes and their declared inputs (app/api/http/routes.c)
 
-// Query parameter types, as lib/input.h names them.
+// Query parameter types, as app/api/http/input.h names them.
 const LIMIT = { name: 'limit', type: 'int', min: 1, max: 100, valid: '5' };
 const CURSOR = { name: 'cursor', type: 'text', valid: 'abc' };
 const PRICE = (name, valid) => ({ name, type: 'decimal', valid });
@@ -162,7 +162,7 @@ const pathOf = (route, id) => ROUTES[route].path.replace(':id', id ?? value(ROUT
 // ---------------------------------------------------------------------------------------
 // Bad values
 
-// Faults lib/query finds whatever the parameter's type (a value it cannot decode, or over
+// Faults app/api/http/query finds whatever the parameter's type (a value it cannot decode, or over
 // QUERY_MAX_VALUE bytes): parameter_invalid for every parameter, the cursor included.
 const QUERY_UNDECODABLE = [
   ['over-long (2049 bytes)', 'a'.repeat(2049)],
@@ -248,7 +248,7 @@ function unknownQueries(route) {
   const cased = known[0].toUpperCase() + known.slice(1);
   const unknown = (what, query, param) => ({ what, query, code: 'parameter_unknown', param });
   // A name that is not percent-encoded UTF-8 without NUL is named as it was sent, each
-  // byte outside printable ASCII written %XX, cut to 64 bytes (lib/query.c).
+  // byte outside printable ASCII written %XX, cut to 64 bytes (app/api/http/query.c).
   const malformed = (what, query, param) => ({ what, query, code: 'parameter_invalid', param });
   return [
     unknown('an unknown parameter', 'x=1', 'x'),

@@ -36,7 +36,7 @@ import { parsePrometheus, value } from './fixtures/prometheus.mjs';
 
 const x = uniqueId('');
 const WEBHOOKD = join(process.env.STACK_BIN_DIR ?? dirname(MARKET_ADMIN), 'market-webhookd');
-const RETENTION_LOCK = '7013620266'; // app/webhookd/retention.c
+const RETENTION_LOCK = '7013620266'; // app/retention/retention.c
 const ids = {
   seller1: `acct_rts1_${x}`, seller2: `acct_rts2_${x}`, buyer: `acct_rtb_${x}`,
   handle1: `rt1-${x}`, handle2: `rt2-${x}`, product: `prod_rt_${x}`, tier: `tier_rt_${x}`,

@@ -1,4 +1,4 @@
-/* input_read_query and input_read_body (lib/input.h) on arbitrary query strings and JSON
+/* input_read_query and input_read_body (app/api/http/input.h) on arbitrary query strings and JSON
  * bodies (the first byte chooses), over a table of every type. Properties: an accepted
  * input holds only values its declaration allows, each typed value agreeing with its
  * text; a refusal names a known code and, always, its input (contract section 4): a
@@ -98,7 +98,7 @@ static bool declared(const input_spec *specs, const char *name)
     return false;
 }
 
-/* A malformed query name as lib/query gives it: printable ASCII (each other byte written
+/* A malformed query name as app/api/http/query gives it: printable ASCII (each other byte written
  * %XX), at most QUERY_RAW_NAME_MAX bytes. */
 static bool raw_name_form(const char *name)
 {

@@ -1,4 +1,4 @@
-/* route_table_find, over a table shaped like the API's (app/api/routes.c), against a reference
+/* route_table_find, over a table shaped like the API's (app/api/http/routes.c), against a reference
  * router that splits the path into segments.
  * Input: one byte choosing the method, then the raw path (NUL bytes included). */
 #include "fuzz.h"

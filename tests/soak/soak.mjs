@@ -58,7 +58,7 @@ const SUBSCRIBE_MS = 10000;
 const ROTATE_MS = 10000;
 const KEY_GRACE = 5; // MARKET_KEY_GRACE of the rotations
 const LINK_TTL = 60; // expires_in of the minted links
-// How late the retention pass may be: its interval (app/webhookd/prune_pass.c) and room
+// How late the retention pass may be: its interval (app/retention/prune_pass.c) and room
 // for a pass under way and for the sample itself.
 const PASS_INTERVAL = Math.min(60, Math.max(1, RETENTION / 60));
 const SLACK = PASS_INTERVAL + 10;

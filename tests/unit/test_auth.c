@@ -4,8 +4,8 @@
  * which answers them without a database. The rate budget is test_key_budget.c's. */
 #include <string.h>
 
-#include "api/auth.h"
-#include "api/auth_rules.h"
+#include "api/keys/auth.h"
+#include "api/keys/auth_rules.h"
 #include "unit.h"
 
 #define RANDOM_32 "abcdefghijklmnopqrstuvwxyzABCDEF"

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api/fastcgi_conns.h"
+#include "api/http/fastcgi_conns.h"
 #include "unit.h"
 
 enum { BEGIN_REQUEST = 1, END_REQUEST = 3, PARAMS = 4, STDIN = 5, STDOUT = 6 };

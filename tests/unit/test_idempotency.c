@@ -4,7 +4,7 @@
  * through idem_begin itself, which refuses it before any database work. */
 #include <string.h>
 
-#include "api/idempotency.h"
+#include "api/keys/idempotency.h"
 #include "unit.h"
 
 START_TEST(without_a_header_there_is_no_key)

@@ -1,4 +1,4 @@
-/* input: declared inputs read into typed values (lib/input.h): each type's accepted and
+/* input: declared inputs read into typed values (app/api/http/input.h): each type's accepted and
  * refused edges, defaults, the order faults are reported in, and the messages. */
 #include <stddef.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* api/links: download link tokens, their MAC and the hash the database keeps. */
 #include <string.h>
 
-#include "api/links.h"
+#include "api/orders/links.h"
 #include "crypto.h"
 #include "unit.h"
 

@@ -1,7 +1,7 @@
 /* api/mime: the Content-Type of a downloaded file, from its name. */
 #include <string.h>
 
-#include "api/mime.h"
+#include "api/orders/mime.h"
 #include "unit.h"
 
 START_TEST(known_extensions)

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "api/auth.h"
-#include "api/pipeline.h"
-#include "api/routes.h"
+#include "api/keys/auth.h"
+#include "api/http/pipeline.h"
+#include "api/http/routes.h"
 #include "unit.h"
 
 /* What the fake steps do in one case, and what they saw. */

@@ -1,5 +1,5 @@
 /* api/pool_idle: when an idle pool stops (MARKET_IDLE_EXIT), without the system. */
-#include "api/pool_idle.h"
+#include "api/ops/pool_idle.h"
 #include "unit.h"
 
 START_TEST(a_pool_without_the_setting_never_stops)

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "unit.h"
-#include "webhookd/prune_pass.h"
+#include "retention/prune_pass.h"
 
 START_TEST(steps_run_in_order_and_once_when_short)
 {

@@ -1,4 +1,4 @@
-/* The replica's lag bound (lib/replica.c): pg_lsn parsing and the two bounds. */
+/* The replica's lag bound (app/api/catalogue/replica.c): pg_lsn parsing and the two bounds. */
 #include <stdint.h>
 
 #include "replica.h"

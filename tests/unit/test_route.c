@@ -1,5 +1,5 @@
 /* route: method and raw path to an entry of a route table, here one shaped like the API's
- * (app/api/routes.c): its routes, several of them sharing a path, and the download
+ * (app/api/http/routes.c): its routes, several of them sharing a path, and the download
  * location. */
 #include <string.h>
 
@@ -7,7 +7,7 @@
 #include "unit.h"
 
 typedef struct {
-    route_spec spec; /* first, as lib/route wants */
+    route_spec spec; /* first, as app/api/http/route wants */
     const char *name;
 } entry;
 

@@ -1,11 +1,11 @@
 /* api/routes: market-api's route table (docs/contract.md sections 2, 6 and 13): which
  * route a method and path find, with which scope, under which settings; then the inputs a
- * route declares, read into r->in or refused with the input at fault. lib/route's matcher
+ * route declares, read into r->in or refused with the input at fault. app/api/http/route's matcher
  * itself is test_route.c's. */
 #include <fcgiapp.h>
 #include <string.h>
 
-#include "api/routes.h"
+#include "api/http/routes.h"
 #include "unit.h"
 
 static arena a;
