@@ -40,7 +40,8 @@ PKGS      = libpq json-c libgcrypt
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CPPFLAGS += $(PKG_CFLAGS)
-# c-ares: market-webhookd resolves the receivers' names without blocking its loop.
+# c-ares (lib/resolver.c): market-webhookd resolves the receivers' names without blocking
+# its loop, market-api a new webhook URL's host within a deadline.
 CARES_LIBS := $(shell pkg-config --libs libcares 2>/dev/null || echo -lcares)
 
 LIB_SRC      := $(wildcard lib/*.c)
@@ -59,8 +60,7 @@ UNIT_SRC     := $(wildcard tests/unit/*.c)
 # run its route table, key and idempotency checks on a request made in memory. The tests
 # include them as "webhookd/retry.h", "api/routes.h" and so on.
 UNIT_APP_SRC := app/webhookd/retry.c app/webhookd/duetimes.c app/webhookd/target.c \
-                app/webhookd/cabundle.c app/webhookd/resolver.c app/webhookd/webhook_sign.c \
-                app/retention/prune_pass.c \
+                app/webhookd/cabundle.c app/webhookd/webhook_sign.c app/retention/prune_pass.c \
                 $(filter-out app/api/main.c,$(API_SRC)) \
                 app/admin/site_text.c
 

@@ -42,8 +42,8 @@ typedef struct {
  * host, because a client could otherwise hide a private address among public ones.
  * allow_private (MARKET_WEBHOOK_ALLOW_PRIVATE=1) skips the address check. On NETCHECK_OK,
  * out holds the first addresses, the ones to connect to; an answer without an IPv4 or
- * IPv6 address is NETCHECK_UNRESOLVED. No I/O: market-webhookd resolves with c-ares and
- * judges the answer here, market-api through lib/resolve.h. */
+ * IPv6 address is NETCHECK_UNRESOLVED. No I/O: both programs resolve with c-ares
+ * (lib/resolver.h; market-api through lib/resolve.h) and judge the answer here. */
 netcheck_status netcheck_addrs(const struct sockaddr *const *addrs, size_t n, bool allow_private,
                                netcheck_result *out);
 

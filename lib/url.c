@@ -1,6 +1,6 @@
-/* url: the first parser a receiver URL meets; libcurl's, in market-webhookd, is the last.
- * It refuses whatever the two could read differently, so it lives apart, pure, unit tested
- * and fuzzed (tests/fuzz/fuzz_url.c). */
+/* url: the only parser of receiver URLs, in market-api and in market-webhookd alike. What
+ * it accepts decides where deliveries go, so it lives apart, pure, unit tested and fuzzed
+ * (tests/fuzz/fuzz_url.c). */
 #include "url.h"
 
 #include <arpa/inet.h>
@@ -273,5 +273,6 @@ url_status url_parse(const char *s, size_t n, url_parts *out)
     for (size_t i = 0; i < 8 + auth_len; i++)
         out->text[i] = lower(out->text[i]);
     out->len = n;
+    out->path = 8 + auth_len;
     return URL_OK;
 }

@@ -1,13 +1,17 @@
-/* url: a strict parser for the receiver URLs clients register with POST /v1/webhooks.
+/* url: the one parser of the receiver URLs of webhook subscriptions. market-api parses
+ * with it what clients send to POST /v1/webhooks and POST /v1/webhooks/:id, and
+ * market-webhookd parses the stored URL with it again at every delivery attempt
+ * (app/webhookd/target.c), checks the host it found and hands libcurl those parts, never a
+ * URL string to read on its own.
  *
  * Accepted: an absolute `https://` URL of at most URL_MAX bytes whose authority is a host
  * and an optional port, then an optional path and query:
  *
  *     https://host[:port][/path][?query]
  *
- * Strict on purpose: the URL is stored, shown back and later handed to libcurl by
- * market-webhookd, so anything two parsers might read differently is refused rather than
- * interpreted. Refused:
+ * Strict on purpose: the URL is stored, shown back, and requested by market-webhookd
+ * through libcurl, so anything that a resolver, a receiver or another URL parser might
+ * read differently is refused rather than interpreted. Refused:
  *   - a scheme other than https (http is told apart: URL_NOT_HTTPS);
  *   - userinfo (`user:pass@`), a fragment (`#...`), an empty host, an empty port;
  *   - spaces, control characters, backslashes, bytes outside ASCII, and any character
@@ -51,6 +55,7 @@ typedef struct {
     char host[URL_HOST_MAX + 1]; /* lower-case; an IPv6 address without its brackets */
     url_host_kind host_kind;
     unsigned port;     /* the explicit port, or 0 when there is none (443 applies) */
+    size_t path;       /* text[path..len): the path and query, what follows the authority */
     const char *error; /* on failure: a short reason for people, a static string */
 } url_parts;
 

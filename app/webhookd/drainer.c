@@ -1,9 +1,10 @@
 /* drainer: the one loop of market-webhookd and the life of a job in it (claim, resolve,
  * sign, send, record), so that what happens to a delivery reads top to bottom in one file.
  * What needs no loop lives beside it and is tested alone (target.c, retry.c, duetimes.c);
- * the database, HTTP and DNS are store.c's, sender.c's and resolver.c's. */
+ * the database, HTTP and DNS are store.c's, sender.c's and lib/resolver.c's. */
 #include "drainer.h"
 
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -52,7 +53,7 @@ typedef struct {
     int *outcome_job;
     long long delivered, retrying, failed; /* outcomes recorded, for the last log line */
     long long ended;                       /* deliveries ended unsent (subscription deleted) */
-    struct curl_waitfd *waitfds;           /* what the last wait waited on */
+    struct pollfd *waitfds;                /* what the last wait waited on */
     unsigned capwait;
     unsigned dns_first, dns_count; /* the resolver's part of waitfds */
     int dns_reloads;               /* resolver_reloads already logged */
@@ -160,8 +161,9 @@ static void send_job(drainer *dr, int slot)
         fail_unsent(j, "subscription secret does not open (server secret changed?)", false);
         return;
     }
-    sender_request req = {j->t.url, j->t.resolve, j->d.body,     strlen(j->d.body), j->d.event_id,
-                          ts,       j->signature, j->started_at, j->started_ms,     left};
+    sender_request req = {j->t.url,          j->t.request_target, j->t.resolve, j->d.body,
+                          strlen(j->d.body), j->d.event_id,       ts,           j->signature,
+                          j->started_at,     j->started_ms,       left};
     if (!sender_start(dr->setup->http, slot, &req, err, sizeof err)) {
         fail_unsent(j, err, false);
         return;
@@ -394,13 +396,13 @@ static void wait_for_events(drainer *dr, bool db_up)
         dr->capwait = cap;
     }
     unsigned n = 0;
-    dr->waitfds[n++] = (struct curl_waitfd){dr->setup->signal_fd, CURL_WAIT_POLLIN, 0};
+    dr->waitfds[n++] = (struct pollfd){.fd = dr->setup->signal_fd, .events = POLLIN};
     int pgfd = store_socket(dr->setup->outbox);
     if (pgfd >= 0)
-        dr->waitfds[n++] = (struct curl_waitfd){pgfd, CURL_WAIT_POLLIN, 0};
+        dr->waitfds[n++] = (struct pollfd){.fd = pgfd, .events = POLLIN};
     int prunefd = retention_socket(dr->setup->retention);
     if (prunefd >= 0 && !dr->stopping)
-        dr->waitfds[n++] = (struct curl_waitfd){prunefd, CURL_WAIT_POLLIN, 0};
+        dr->waitfds[n++] = (struct pollfd){.fd = prunefd, .events = POLLIN};
     dr->dns_first = n;
     dr->dns_count = resolver_wait_fds(dns, dr->waitfds + n, cap - n);
     n += dr->dns_count;

@@ -1,7 +1,7 @@
 /* drainer: the loop of market-webhookd.
  *
  * One thread does everything, driven by one wait on four kinds of event: libcurl's
- * sockets, c-ares' sockets and timers (the receivers' names, resolver.h), the database
+ * sockets, c-ares' sockets and timers (the receivers' names, lib/resolver.h), the database
  * socket (NOTIFY market_webhooks, sent by the outbox triggers at commit) and the signal
  * pipe; with a one-second timeout as the polling fallback that also finds retries that
  * came due and leases that ran out. Nothing in the loop waits for the network but that

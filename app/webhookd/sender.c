@@ -1,9 +1,11 @@
 /* sender: all that market-webhookd asks of libcurl's transfers, in one file: the options
- * every request gets (https only, no redirects, no proxy, the pinned addresses, the CA
- * file), a delivery's headers, and the attempt's outcome as the drainer records it. */
+ * every request gets (https only, no redirects, no proxy, the URL as target.c's checked
+ * parts, the pinned addresses, the CA file), a delivery's headers, and the attempt's
+ * outcome as the drainer records it. */
 #include "mem.h"
 #include "sender.h"
 
+#include <curl/curl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +32,8 @@ struct sender {
     int nslots;
     int in_flight;
     const char *ca_file;
+    struct curl_waitfd *waitfds; /* sender_wait's descriptors in libcurl's type */
+    unsigned capwait;
 };
 
 /* The receiver's answer body is not used: read and forget it. */
@@ -71,6 +75,7 @@ void sender_destroy(sender *s)
     }
     curl_multi_cleanup(s->multi);
     curl_share_cleanup(s->share);
+    free(s->waitfds);
     free(s->slots);
     free(s);
 }
@@ -142,7 +147,9 @@ bool sender_start(sender *s, int slot, const sender_request *req, char *err, siz
     st->errbuf[0] = '\0';
 
     CURL *e = st->easy;
-    curl_easy_setopt(e, CURLOPT_URL, req->url);
+    /* The parts target.c checked, never a URL string for libcurl to parse (target.c). */
+    curl_easy_setopt(e, CURLOPT_CURLU, req->url);
+    curl_easy_setopt(e, CURLOPT_REQUEST_TARGET, req->request_target);
     curl_easy_setopt(e, CURLOPT_RESOLVE, st->resolve);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, st->headers);
     curl_easy_setopt(e, CURLOPT_POSTFIELDS, req->body);
@@ -161,9 +168,26 @@ bool sender_start(sender *s, int slot, const sender_request *req, char *err, siz
     return true;
 }
 
-void sender_wait(sender *s, struct curl_waitfd *extra, unsigned nextra, int timeout_ms)
+/* The drainer's descriptors are poll()'s (lib/resolver.h gives c-ares' sockets so);
+ * libcurl's wait takes its own type, whose flags are its own: converted there and back. */
+void sender_wait(sender *s, struct pollfd *extra, unsigned nextra, int timeout_ms)
 {
-    curl_multi_poll(s->multi, extra, nextra, timeout_ms, NULL);
+    if (nextra > s->capwait) {
+        s->waitfds = xrealloc(s->waitfds, nextra * sizeof *s->waitfds);
+        s->capwait = nextra;
+    }
+    for (unsigned i = 0; i < nextra; i++) {
+        short events = (short)(((extra[i].events & POLLIN) ? CURL_WAIT_POLLIN : 0) |
+                               ((extra[i].events & POLLOUT) ? CURL_WAIT_POLLOUT : 0));
+        s->waitfds[i] = (struct curl_waitfd){extra[i].fd, events, 0};
+    }
+    curl_multi_poll(s->multi, s->waitfds, nextra, timeout_ms, NULL);
+    for (unsigned i = 0; i < nextra; i++) {
+        short got = s->waitfds[i].revents;
+        extra[i].revents = (short)(((got & CURL_WAIT_POLLIN) ? POLLIN : 0) |
+                                   ((got & CURL_WAIT_POLLPRI) ? POLLPRI : 0) |
+                                   ((got & CURL_WAIT_POLLOUT) ? POLLOUT : 0));
+    }
 }
 
 void sender_perform(sender *s)
@@ -204,6 +228,8 @@ bool sender_next_done(sender *s, int *slot, attempt *out)
         CURLcode code = m->data.result; /* m is invalid after remove_handle */
         fill_attempt(st, code, out);
         curl_multi_remove_handle(s->multi, st->easy);
+        /* The drainer frees the request's URL handle next: keep no pointer to it. */
+        curl_easy_setopt(st->easy, CURLOPT_CURLU, NULL);
         st->busy = false;
         s->in_flight--;
         *slot = i;

@@ -8,6 +8,7 @@
 #define MARKET_WEBHOOKD_SENDER_H
 
 #include <curl/curl.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -16,9 +17,12 @@
 typedef struct sender sender;
 
 typedef struct {
-    const char *url;
-    const char *resolve; /* CURLOPT_RESOLVE entry, or NULL */
-    const char *body;    /* must stay valid until the request is done */
+    /* Where to connect and what to ask for, as target.h made them (never a URL string for
+     * libcurl to parse); url must stay valid until the request is done. */
+    CURLU *url;                 /* CURLOPT_CURLU */
+    const char *request_target; /* CURLOPT_REQUEST_TARGET: path and query */
+    const char *resolve;        /* CURLOPT_RESOLVE entry, or NULL */
+    const char *body;           /* must stay valid until the request is done */
     size_t body_len;
     const char *event_id;
     long long timestamp;
@@ -37,8 +41,10 @@ void sender_destroy(sender *s);
 /* Starts the request in a free slot; false (err set) if libcurl refuses it. */
 bool sender_start(sender *s, int slot, const sender_request *req, char *err, size_t errlen);
 
-/* Waits up to timeout_ms for network activity or one of the extra descriptors. */
-void sender_wait(sender *s, struct curl_waitfd *extra, unsigned nextra, int timeout_ms);
+/* Waits up to timeout_ms for network activity or one of the extra descriptors (POLLIN,
+ * POLLOUT), whose revents it fills as poll() would, with what libcurl's wait reports:
+ * POLLIN, POLLPRI and POLLOUT, never POLLERR or POLLHUP. */
+void sender_wait(sender *s, struct pollfd *extra, unsigned nextra, int timeout_ms);
 
 /* Moves transfers forward; then returns finished ones one by one: true and *slot and *out
  * filled, until false. */

@@ -1,11 +1,21 @@
 /* target: where a delivery may connect, decided apart from the drainer so that the
- * server-side request forgery rules (libcurl's own URL parse, every address checked, the
- * pin) are unit tested without a network or a resolver. */
+ * server-side request forgery rules (one URL parser, every address checked, the pin) are
+ * unit tested without a network or a resolver.
+ *
+ * One parser: the stored URL is read by lib/url.c's url_parse, which market-api accepted
+ * it with, and libcurl is given url_parse's parts, not the URL text: a CURLU handle whose
+ * scheme, host and port are set one by one (CURLOPT_CURLU), and the path and query as the
+ * request target (CURLOPT_REQUEST_TARGET). libcurl takes the host and port it connects to
+ * from the handle's parts and parses no URL string of its own, so it cannot connect to
+ * another host or port than the ones checked here, whatever its parser would make of a
+ * spelling (numeric host names, userinfo, backslashes, IDN). Handing it the normalised
+ * text instead would rest on url_parse and libcurl's parser agreeing on every accepted
+ * URL (tests/fuzz/fuzz_url.c checks that they do); the handle does not need them to. The
+ * path and query go as the request target, not as parts of the handle, because libcurl's
+ * part setter rewrites them (lower-case %xx escapes); the target is sent byte for byte,
+ * as the subscription shows the URL. */
 #include "target.h"
 
-#include <arpa/inet.h>
-#include <ctype.h>
-#include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,43 +23,6 @@
 #include "buf.h"
 #include "mem.h"
 #include "netcheck.h"
-
-/* The URL's host, as libcurl will use it (punycode), lower-cased. */
-static bool url_host(CURLU *u, char *host, size_t hostsz)
-{
-    char *h = NULL;
-    if (curl_url_get(u, CURLUPART_HOST, &h, CURLU_PUNYCODE) != CURLUE_OK)
-        return false;
-    size_t n = strlen(h);
-    bool ok = n > 0 && n < hostsz;
-    for (size_t i = 0; ok && i < n; i++) {
-        unsigned char c = (unsigned char)h[i];
-        ok = c > ' ' && c < 0x7F; /* punycode leaves nothing else */
-        host[i] = (char)tolower(c);
-    }
-    if (ok)
-        host[n] = '\0';
-    curl_free(h);
-    return ok;
-}
-
-/* An address literal: "[v6]" or dotted IPv4 (libcurl's parser already turned other IPv4
- * spellings such as 2130706433 into dotted form). libcurl connects to it directly. */
-static bool host_is_literal(const char *host)
-{
-    struct in_addr a;
-    return host[0] == '[' || inet_pton(AF_INET, host, &a) == 1;
-}
-
-/* The address the resolver should be asked about: without the brackets of a v6 literal. */
-static void bare_host(const char *host, char *out, size_t outsz)
-{
-    size_t n = strlen(host);
-    if (host[0] == '[' && n >= 2 && host[n - 1] == ']')
-        snprintf(out, outsz, "%.*s", (int)(n - 2), host + 1);
-    else
-        snprintf(out, outsz, "%s", host);
-}
 
 static char *resolve_entry(const char *host, const char *port, const netcheck_result *checked)
 {
@@ -67,39 +40,68 @@ static char *resolve_entry(const char *host, const char *port, const netcheck_re
     return b.data; /* handed over to the caller, who frees it */
 }
 
-/* Parses url and replaces its host by the normalised one; fills t->host and t->port. */
-static bool parse_url(const char *url, target *t, char *err, size_t errlen)
+/* Sets one part of u; false when libcurl refuses it (it aborts when out of memory). */
+static bool set_part(CURLU *u, CURLUPart what, const char *text)
+{
+    CURLUcode rc = curl_url_set(u, what, text, 0);
+    if (rc == CURLUE_OUT_OF_MEMORY)
+        mem_exhausted();
+    return rc == CURLUE_OK;
+}
+
+/* Where libcurl connects, from the parts url_parse found (see the top of the file): NULL
+ * if libcurl refuses one of them, which url_parse's rules should rule out. port: NULL for
+ * the scheme's. */
+static CURLU *request_url(const char *host, const char *port)
 {
     CURLU *u = curl_url();
-    char *scheme = NULL, *port = NULL;
     if (u == NULL)
         mem_exhausted();
-    bool parsed = curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
-                  curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
-                  url_host(u, t->host, sizeof t->host);
-    bool https = parsed && strcmp(scheme, "https") == 0;
-    bool ok = https && curl_url_set(u, CURLUPART_HOST, t->host, 0) == CURLUE_OK &&
-              curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK &&
-              strlen(port) < sizeof t->port &&
-              curl_url_get(u, CURLUPART_URL, &t->url, 0) == CURLUE_OK;
-    if (ok)
-        snprintf(t->port, sizeof t->port, "%s", port);
-    else
-        snprintf(err, errlen, "%s", parsed && !https ? "URL is not https" : "invalid URL");
-    curl_free(port);
-    curl_free(scheme);
-    curl_url_cleanup(u);
-    return ok;
+    if (!set_part(u, CURLUPART_SCHEME, "https") || !set_part(u, CURLUPART_HOST, host) ||
+        (port != NULL && !set_part(u, CURLUPART_PORT, port))) {
+        curl_url_cleanup(u);
+        return NULL;
+    }
+    return u;
+}
+
+/* What libcurl asks for: the path and query byte for byte, "/" when the path is empty. */
+static char *request_target_of(const url_parts *p)
+{
+    const char *tail = p->text + p->path;
+    size_t n = p->len - p->path;
+    char *out = xmalloc(n + 2);
+    size_t slash = tail[0] == '/' ? 0 : 1;
+    out[0] = '/';
+    memcpy(out + slash, tail, n);
+    out[slash + n] = '\0';
+    return out;
 }
 
 bool target_parse(const char *url, target *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
-    if (!parse_url(url, t, err, errlen)) {
-        target_free(t);
+    url_parts *p = xmalloc(sizeof *p); /* 2 kB: not on the drainer's stack */
+    url_status st = url_parse(url, strlen(url), p);
+    if (st == URL_OK) {
+        t->literal = p->host_kind != URL_HOST_NAME;
+        if (p->host_kind == URL_HOST_IPV6)
+            snprintf(t->host, sizeof t->host, "[%s]", p->host);
+        else
+            snprintf(t->host, sizeof t->host, "%s", p->host);
+        if (t->literal) /* an address: at most 45 bytes */
+            snprintf(t->address, sizeof t->address, "%.*s", (int)sizeof t->address - 1, p->host);
+        unsigned short port = (unsigned short)(p->port != 0 ? p->port : 443); /* 1..65535 */
+        snprintf(t->port, sizeof t->port, "%hu", port);
+        t->url = request_url(t->host, p->port != 0 ? t->port : NULL);
+        if (t->url != NULL)
+            t->request_target = request_target_of(p);
+    }
+    free(p);
+    if (t->url == NULL) {
+        snprintf(err, errlen, "%s", st == URL_NOT_HTTPS ? "URL is not https" : "invalid URL");
         return false;
     }
-    t->literal = host_is_literal(t->host);
     return true;
 }
 
@@ -114,21 +116,10 @@ static bool refuse(netcheck_status st, char *err, size_t errlen)
 
 bool target_check_literal(target *t, bool allow_private, char *err, size_t errlen)
 {
-    char bare[TARGET_HOST_MAX];
-    bare_host(t->host, bare, sizeof bare);
-    struct sockaddr_storage ss;
-    memset(&ss, 0, sizeof ss);
-    struct sockaddr_in *in = (struct sockaddr_in *)&ss;
-    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
-    if (inet_pton(AF_INET, bare, &in->sin_addr) == 1)
-        in->sin_family = AF_INET;
-    else if (inet_pton(AF_INET6, bare, &in6->sin6_addr) == 1)
-        in6->sin6_family = AF_INET6;
-    else
+    if (!t->literal) /* a name is checked by target_pin, after its lookup */
         return refuse(NETCHECK_UNRESOLVED, err, errlen);
-    const struct sockaddr *addrs[1] = {(const struct sockaddr *)&ss};
     netcheck_result checked;
-    netcheck_status st = netcheck_addrs(addrs, 1, allow_private, &checked);
+    netcheck_status st = netcheck_numeric_host(t->address, allow_private, &checked);
     return st == NETCHECK_OK || refuse(st, err, errlen);
 }
 
@@ -146,8 +137,10 @@ bool target_pin(target *t, const struct sockaddr *const *addrs, size_t n, bool a
 
 void target_free(target *t)
 {
-    curl_free(t->url); /* t->url came from libcurl */
+    curl_url_cleanup(t->url);
+    free(t->request_target);
     free(t->resolve);
     t->url = NULL;
+    t->request_target = NULL;
     t->resolve = NULL;
 }

@@ -1,30 +1,45 @@
 /* target: where one delivery may go, decided at the moment it is sent.
  *
- * The URL is parsed with libcurl's own parser, so that the host checked here is the host
- * libcurl connects to. An address literal is checked at once; a name is resolved first
- * (by resolver.h, without blocking the drainer) and every address of the answer is
- * checked with lib/netcheck, again at every attempt since DNS answers change. The
- * addresses checked are pinned with CURLOPT_RESOLVE so that libcurl does not resolve the
- * name a second time and connect somewhere else (DNS rebinding). */
+ * The stored URL is parsed with lib/url.h, the parser market-api accepted it with, and
+ * with no other. libcurl is handed the parts found there, not a URL string it would parse
+ * by its own rules: a CURLU handle built part by part (CURLOPT_CURLU) and the request
+ * target, so that the host and port checked here are the ones libcurl connects to. A URL
+ * that url_parse refuses is never requested. An address literal is checked at once; a
+ * name is resolved first (by resolver.h, without blocking the drainer) and every address
+ * of the answer is checked with lib/netcheck, again at every attempt since DNS answers
+ * change. The addresses checked are pinned with CURLOPT_RESOLVE so that libcurl does not
+ * resolve the name a second time and connect somewhere else (DNS rebinding). */
 #ifndef MARKET_WEBHOOKD_TARGET_H
 #define MARKET_WEBHOOKD_TARGET_H
 
+#include <arpa/inet.h>
+#include <curl/curl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
-#define TARGET_HOST_MAX 256
+#include "url.h"
+
+#define TARGET_HOST_MAX (URL_HOST_MAX + 3) /* a name, or "[v6]", and the NUL */
 
 typedef struct {
-    char *url;     /* the URL to request, host normalised (lower case, IDN as punycode) */
-    char *resolve; /* CURLOPT_RESOLVE entry "host:port:addr[,addr...]", NULL for a literal */
-    char host[TARGET_HOST_MAX]; /* for log lines: never the whole URL (it may hold tokens) */
-    char port[8];               /* the URL's port, or the scheme's (443) */
-    bool literal;               /* host is an address: nothing to resolve */
+    /* Where libcurl connects (CURLOPT_CURLU): https, the checked host, the URL's port. */
+    CURLU *url;
+    /* What it asks for (CURLOPT_REQUEST_TARGET): the URL's path and query byte for byte,
+     * "/" for an empty path. */
+    char *request_target;
+    /* CURLOPT_RESOLVE entry "host:port:addr[,addr...]", NULL for a literal. */
+    char *resolve;
+    /* Lower case, "[v6]" for IPv6 as libcurl has it; for the resolver and log lines: never
+     * the whole URL (it may hold tokens). */
+    char host[TARGET_HOST_MAX];
+    char port[8];                   /* the URL's port, or the scheme's (443) */
+    bool literal;                   /* host is an address: nothing to resolve */
+    char address[INET6_ADDRSTRLEN]; /* a literal's address without brackets, else "" */
 } target;
 
-/* False, with a short reason in err ("invalid URL", "URL is not https"), when the URL is
- * not an absolute https URL with a host. t->host is set whenever the URL parsed. */
+/* False, with a short reason in err, when url_parse refuses the URL: "URL is not https"
+ * for an http URL, "invalid URL" for anything else. t->host is set whenever it parsed. */
 bool target_parse(const char *url, target *t, char *err, size_t errlen);
 
 /* For a parsed target whose host is a literal: false, with the reason in err, when the

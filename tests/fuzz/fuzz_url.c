@@ -1,6 +1,7 @@
 /* url_parse: what it accepts is normalised only in case, parses again to the same result,
- * and libcurl (which market-webhookd hands the URL to) reads the same scheme, host and
- * port from it. Input: the URL bytes. */
+ * says where its path begins, and libcurl's own parser reads the same scheme, host and
+ * port from it (market-webhookd hands libcurl url_parse's parts, not the text, but the
+ * text is what clients are shown and may request themselves). Input: the URL bytes. */
 #include <arpa/inet.h>
 #include <curl/curl.h>
 #include <strings.h>
@@ -87,6 +88,7 @@ static void check_accepted(const char *s, size_t n, const url_parts *u)
     /* No userinfo; only the scheme and the authority change, and only in case. */
     size_t auth_end = 8 + strcspn(u->text + 8, "/?");
     FUZZ_CHECK(memchr(u->text, '@', auth_end) == NULL);
+    FUZZ_CHECK(u->path == auth_end); /* the request target market-webhookd sends */
     FUZZ_CHECK(memcmp(u->text + auth_end, s + auth_end, n - auth_end) == 0);
     FUZZ_CHECK(u->port <= 65535);
     check_host(u);

@@ -40,16 +40,16 @@ int main(void)
     if (!crypto_init())
         return EXIT_FAILURE;
     static const suite_fn suites[] = {
-        arena_suite,   buf_suite,         config_suite,    crypto_suite,   cursor_suite,
-        db_suite,      db_hosts_suite,    db_array_suite,  hash_suite,     ids_suite,
-        input_suite,   key_budget_suite,  json_body_suite, json_out_suite, log_suite,
-        metrics_suite, money_suite,       netcheck_suite,  prom_suite,     query_suite,
-        replica_suite, ring_cache_suite,  route_suite,     settings_suite, text_suite,
-        url_suite,     webhook_sign_suite};
+        arena_suite,   buf_suite,        config_suite,      crypto_suite,   cursor_suite,
+        db_suite,      db_hosts_suite,   db_array_suite,    hash_suite,     ids_suite,
+        input_suite,   key_budget_suite, json_body_suite,   json_out_suite, log_suite,
+        metrics_suite, money_suite,      netcheck_suite,    prom_suite,     query_suite,
+        replica_suite, resolver_suite,   ring_cache_suite,  route_suite,    settings_suite,
+        text_suite,    url_suite,        webhook_sign_suite};
     static const suite_fn app_suites[] = {
-        auth_suite,     cabundle_suite, duetimes_suite, fastcgi_conns_suite, idempotency_suite,
-        links_suite,    mime_suite,     pipeline_suite, pool_idle_suite,     prune_pass_suite,
-        resolver_suite, retry_suite,    routes_suite,   site_text_suite,     target_suite};
+        auth_suite,  cabundle_suite, duetimes_suite,  fastcgi_conns_suite, idempotency_suite,
+        links_suite, mime_suite,     pipeline_suite,  pool_idle_suite,     prune_pass_suite,
+        retry_suite, routes_suite,   site_text_suite, target_suite};
     if (unit_database() == NULL)
         printf("MARKET_TEST_DB unset: the PostgreSQL cases (db, db_array) are left out; "
                "make admin-test runs them\n");

@@ -1,13 +1,10 @@
-/* netcheck: which addresses a webhook may be sent to, and resolution of numeric and
- * local names (no test depends on outside DNS). */
+/* netcheck: which addresses a webhook may be sent to, and numeric hosts judged without a
+ * lookup (the lookups themselves, resolve_host's included, are test_resolver.c's). */
 #include <arpa/inet.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include "netcheck.h"
-#include "resolve.h"
 #include "unit.h"
 
 /* Parses text as an IPv4 or IPv6 address and asks netcheck_addr_public. */
@@ -150,46 +147,6 @@ START_TEST(host_odd_ipv4_spellings)
 }
 END_TEST
 
-/* resolve_host: names through /etc/hosts (c-ares reads it as the system resolver does). */
-START_TEST(host_local_names)
-{
-    netcheck_result r;
-    netcheck_status st;
-    ck_assert_int_eq(resolve_host("localhost", 2000, NULL, false, &st, &r), RESOLVE_OK);
-    ck_assert_int_eq(st, NETCHECK_FORBIDDEN);
-    ck_assert_int_eq(resolve_host("localhost", 2000, NULL, true, &st, &r), RESOLVE_OK);
-    ck_assert_int_eq(st, NETCHECK_OK);
-    ck_assert_int_ge(r.count, 1);
-    ck_assert(strcmp(r.addrs[0], "127.0.0.1") == 0 || strcmp(r.addrs[0], "::1") == 0);
-    ck_assert_int_eq(resolve_host("127.0.0.1", 2000, NULL, true, &st, &r), RESOLVE_OK);
-    ck_assert_int_eq(st, NETCHECK_OK);
-    ck_assert_str_eq(r.addrs[0], "127.0.0.1");
-    /* Numeric spellings need no DNS at all: judged at once even with a deadline of 0. */
-    ck_assert_int_eq(resolve_host("127.1", 0, NULL, false, &st, &r), RESOLVE_OK);
-    ck_assert_int_eq(st, NETCHECK_FORBIDDEN);
-}
-END_TEST
-
-/* A DNS server that never answers: the lookup gives up at its deadline. */
-START_TEST(host_lookup_gives_up_at_its_deadline)
-{
-    int silent = socket(AF_INET, SOCK_DGRAM, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    ck_assert_int_eq(bind(silent, (struct sockaddr *)&sa, sizeof sa), 0);
-    socklen_t len = sizeof sa;
-    ck_assert_int_eq(getsockname(silent, (struct sockaddr *)&sa, &len), 0);
-    char servers[64];
-    snprintf(servers, sizeof servers, "127.0.0.1:%d", ntohs(sa.sin_port));
-    netcheck_result r;
-    netcheck_status st;
-    ck_assert_int_eq(resolve_host("slow.example.com", 300, servers, false, &st, &r),
-                     RESOLVE_TIMED_OUT);
-    ck_assert_int_eq(st, NETCHECK_UNRESOLVED);
-    ck_assert_int_eq(r.count, 0);
-    close(silent);
-}
-END_TEST
-
 /* An answer made of address texts, and one AF_UNIX entry that is skipped. */
 static size_t make_answer(struct sockaddr_storage *ss, const struct sockaddr **addrs,
                           const char *const *texts, size_t n)
@@ -240,10 +197,8 @@ END_TEST
 START_TEST(host_unresolvable)
 {
     netcheck_result r;
-    netcheck_status st;
     ck_assert_int_eq(netcheck_numeric_host("", false, &r), NETCHECK_UNRESOLVED);
     ck_assert_int_eq(netcheck_numeric_host("example.com", true, &r), NETCHECK_UNRESOLVED);
-    ck_assert_int_eq(resolve_host("", 2000, NULL, true, &st, &r), RESOLVE_FAILED);
     ck_assert_int_eq(r.count, 0);
 }
 END_TEST
@@ -262,9 +217,7 @@ Suite *netcheck_suite(void)
     TCase *host = tcase_create("host");
     tcase_add_test(host, host_numeric);
     tcase_add_test(host, host_odd_ipv4_spellings);
-    tcase_add_test(host, host_local_names);
     tcase_add_test(host, host_unresolvable);
-    tcase_add_test(host, host_lookup_gives_up_at_its_deadline);
     suite_add_tcase(s, host);
     return s;
 }

@@ -1,11 +1,14 @@
-/* webhookd/resolver: c-ares driven by a poll loop as the drainer drives it, against a DNS
- * server of the test's own on 127.0.0.1 (a UDP socket answered here, between the
- * waits): names answered at once, never, with NXDOMAIN or with SERVFAIL. Prints how long
- * each lookup took. */
+/* resolver: c-ares driven by a poll loop as the drainer drives it, and market-api's one
+ * lookup that waits (resolve.h) on top of it, against a DNS server of the test's own on
+ * 127.0.0.1 (a UDP socket answered here, between the waits, or by a thread while
+ * resolve_host waits): names answered at once, never, with NXDOMAIN or with SERVFAIL.
+ * Prints how long each lookup took. */
 #include <arpa/inet.h>
 #include <ares.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,10 +17,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "resolve.h"
+#include "resolver.h"
 #include "unit.h"
-#include "webhookd/resolver.h"
 
-#define FAST_ADDR "198.51.100.7"
+#define FAST_ADDR "198.51.100.7" /* a documentation address: not public to netcheck */
+#define PUBLIC_ADDR "8.8.8.8"
+#define PRIVATE_ADDR "10.1.2.3"
 #define SLOTS 8
 
 /* The test's DNS server: what it was asked, by name and type. */
@@ -81,8 +87,20 @@ static size_t parse_question(const uint8_t *q, size_t n, char *name, size_t name
     return off + 5;
 }
 
-/* Answers one query: fast.test has FAST_ADDR (and no IPv6 address), hang*.test never
- * answer, fail.test is SERVFAIL, every other name NXDOMAIN. */
+/* The IPv4 address of a name the server knows, or NULL. */
+static const char *address_of(const char *name)
+{
+    static const char *const known[][2] = {
+        {"fast.test", FAST_ADDR}, {"public.test", PUBLIC_ADDR}, {"private.test", PRIVATE_ADDR}};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (strcmp(name, known[i][0]) == 0)
+            return known[i][1];
+    return NULL;
+}
+
+/* Answers one query: fast.test, public.test and private.test have one IPv4 address each
+ * (and no IPv6 address), hang*.test never answer, fail.test is SERVFAIL, every other name
+ * NXDOMAIN. */
 static void answer_query(const uint8_t *q, size_t n, const struct sockaddr_in *from)
 {
     char name[256];
@@ -99,8 +117,9 @@ static void answer_query(const uint8_t *q, size_t n, const struct sockaddr_in *f
         return;
     uint8_t out[512];
     memcpy(out, q, qend);
-    int rcode = i == 0 ? 0 : strcmp(name, "fail.test") == 0 ? 2 : 3;
-    bool with_answer = i == 0 && qtype == 1;
+    const char *addr = address_of(name);
+    int rcode = addr != NULL ? 0 : strcmp(name, "fail.test") == 0 ? 2 : 3;
+    bool with_answer = addr != NULL && qtype == 1;
     out[2] = (uint8_t)(0x80 | (q[2] & 0x01)); /* a response; RD as asked */
     out[3] = (uint8_t)(0x80 | rcode);         /* RA, the code */
     out[6] = 0, out[7] = with_answer ? 1 : 0; /* answers */
@@ -110,7 +129,7 @@ static void answer_query(const uint8_t *q, size_t n, const struct sockaddr_in *f
         static const uint8_t rr[] = {0xC0, 12, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4};
         memcpy(out + len, rr, sizeof rr);
         len += sizeof rr;
-        inet_pton(AF_INET, FAST_ADDR, out + len);
+        inet_pton(AF_INET, addr, out + len);
         len += 4;
     }
     sendto(srv.fd, out, len, 0, (const struct sockaddr *)from, sizeof *from);
@@ -154,24 +173,18 @@ static void collect(void)
 }
 
 /* One turn of the drainer's loop: wait on c-ares' sockets and the server's, reporting
- * only what libcurl's wait reports (POLLIN, POLLOUT, POLLPRI), then process. */
+ * only what libcurl's wait reports (POLLIN, POLLOUT, POLLPRI: not POLLERR), then
+ * process. */
 static void turn(int max_ms)
 {
-    struct curl_waitfd cfds[16];
     struct pollfd pfds[17];
-    unsigned n = resolver_wait_fds(res, cfds, 16);
-    for (unsigned i = 0; i < n; i++) {
-        short ev = (short)(((cfds[i].events & CURL_WAIT_POLLIN) ? POLLIN : 0) |
-                           ((cfds[i].events & CURL_WAIT_POLLOUT) ? POLLOUT : 0));
-        pfds[i] = (struct pollfd){cfds[i].fd, ev, 0};
-    }
-    pfds[n] = (struct pollfd){srv.fd, POLLIN, 0};
+    unsigned n = resolver_wait_fds(res, pfds, 16);
+    pfds[n] = (struct pollfd){.fd = srv.fd, .events = POLLIN};
     poll(pfds, n + 1, resolver_wait_ms(res, max_ms));
     for (unsigned i = 0; i < n; i++)
-        cfds[i].revents = (short)(((pfds[i].revents & POLLIN) ? CURL_WAIT_POLLIN : 0) |
-                                  ((pfds[i].revents & POLLOUT) ? CURL_WAIT_POLLOUT : 0));
+        pfds[i].revents &= POLLIN | POLLOUT | POLLPRI;
     serve();
-    resolver_process(res, cfds, n);
+    resolver_process(res, pfds, n);
     collect();
 }
 
@@ -416,6 +429,133 @@ START_TEST(servers_and_descriptions)
 }
 END_TEST
 
+/* resolve_host waits in its own loop: the test's server answers from a thread meanwhile.
+ * The counters are read once the thread has ended (stop_serving). */
+static atomic_bool serving;
+static pthread_t server_thread;
+static char srv_address[64]; /* the test's server, as resolve_host takes its servers */
+
+static void *serve_until_stopped(void *arg)
+{
+    (void)arg;
+    while (atomic_load(&serving)) {
+        struct pollfd p = {.fd = srv.fd, .events = POLLIN};
+        if (poll(&p, 1, 10) > 0)
+            serve();
+    }
+    return NULL;
+}
+
+static void stop_serving(void)
+{
+    if (!atomic_exchange(&serving, false))
+        return;
+    ck_assert_int_eq(pthread_join(server_thread, NULL), 0);
+}
+
+static void setup_waiting(void)
+{
+    start_server();
+    snprintf(srv_address, sizeof srv_address, "127.0.0.1:%d", srv.port);
+    atomic_store(&serving, true);
+    ck_assert_int_eq(pthread_create(&server_thread, NULL, serve_until_stopped, NULL), 0);
+}
+
+static void teardown_waiting(void)
+{
+    stop_serving();
+    close(srv.fd);
+}
+
+START_TEST(a_lookup_that_waits_gets_the_answer)
+{
+    netcheck_result r;
+    netcheck_status st;
+    long long start = now_ms();
+    ck_assert_int_eq(resolve_host("public.test", 2000, srv_address, false, &st, &r), RESOLVER_OK);
+    long long took = now_ms() - start;
+    printf("resolve_host: public.test answered in %lld ms\n", took);
+    ck_assert_int_eq(st, NETCHECK_OK);
+    ck_assert_int_eq(r.count, 1);
+    ck_assert_str_eq(r.addrs[0], PUBLIC_ADDR);
+    ck_assert_int_eq(r.families[0], AF_INET);
+    ck_assert_int_lt(took, 1000);
+}
+END_TEST
+
+START_TEST(a_lookup_that_waits_refuses_private_addresses)
+{
+    netcheck_result r;
+    netcheck_status st;
+    ck_assert_int_eq(resolve_host("private.test", 2000, srv_address, false, &st, &r), RESOLVER_OK);
+    ck_assert_int_eq(st, NETCHECK_FORBIDDEN);
+    ck_assert_int_eq(r.count, 0);
+    ck_assert_int_eq(resolve_host("fast.test", 2000, srv_address, false, &st, &r), RESOLVER_OK);
+    ck_assert_int_eq(st, NETCHECK_FORBIDDEN); /* a documentation address is not public */
+    ck_assert_int_eq(resolve_host("private.test", 2000, srv_address, true, &st, &r), RESOLVER_OK);
+    ck_assert_int_eq(st, NETCHECK_OK);
+    ck_assert_int_eq(r.count, 1);
+    ck_assert_str_eq(r.addrs[0], PRIVATE_ADDR);
+}
+END_TEST
+
+START_TEST(a_lookup_that_waits_fails_for_no_such_name)
+{
+    netcheck_result r;
+    netcheck_status st;
+    ck_assert_int_eq(resolve_host("nx.test", 2000, srv_address, true, &st, &r), RESOLVER_FAILED);
+    ck_assert_int_eq(st, NETCHECK_UNRESOLVED);
+    ck_assert_int_eq(r.count, 0);
+    ck_assert_int_eq(resolve_host("", 2000, srv_address, true, &st, &r), RESOLVER_FAILED);
+    ck_assert_int_eq(st, NETCHECK_UNRESOLVED);
+}
+END_TEST
+
+START_TEST(a_lookup_that_waits_gives_up_at_its_deadline)
+{
+    netcheck_result r;
+    netcheck_status st;
+    long long start = now_ms();
+    ck_assert_int_eq(resolve_host("hang.test", 300, srv_address, false, &st, &r),
+                     RESOLVER_TIMED_OUT);
+    long long took = now_ms() - start;
+    stop_serving();
+    printf("resolve_host: hang.test given up after %lld ms (deadline 300 ms)\n", took);
+    ck_assert_int_eq(st, NETCHECK_UNRESOLVED);
+    ck_assert_int_eq(r.count, 0);
+    ck_assert_int_ge(took, 300);
+    ck_assert_int_lt(took, 1000);
+    ck_assert_int_ge(srv.a_queries[1], 1);
+}
+END_TEST
+
+START_TEST(a_lookup_that_waits_needs_no_query_for_addresses_or_hosts_file)
+{
+    netcheck_result r;
+    netcheck_status st;
+    /* Numeric spellings are judged at once, even with a deadline of 0. */
+    ck_assert_int_eq(resolve_host(PUBLIC_ADDR, 0, srv_address, false, &st, &r), RESOLVER_OK);
+    ck_assert_int_eq(st, NETCHECK_OK);
+    ck_assert_str_eq(r.addrs[0], PUBLIC_ADDR);
+    ck_assert_int_eq(resolve_host("127.1", 0, srv_address, false, &st, &r), RESOLVER_OK);
+    ck_assert_int_eq(st, NETCHECK_FORBIDDEN);
+    ck_assert_int_eq(resolve_host("::1", 0, srv_address, true, &st, &r), RESOLVER_OK);
+    ck_assert_int_eq(st, NETCHECK_OK);
+    ck_assert_str_eq(r.addrs[0], "::1");
+    /* Names of /etc/hosts, as the system resolver reads it. */
+    ck_assert_int_eq(resolve_host("localhost", 2000, srv_address, false, &st, &r), RESOLVER_OK);
+    ck_assert_int_eq(st, NETCHECK_FORBIDDEN);
+    ck_assert_int_eq(resolve_host("localhost", 2000, srv_address, true, &st, &r), RESOLVER_OK);
+    ck_assert_int_eq(st, NETCHECK_OK);
+    ck_assert_int_ge(r.count, 1);
+    ck_assert_msg(strcmp(r.addrs[0], "127.0.0.1") == 0 || strcmp(r.addrs[0], "::1") == 0, "%s",
+                  r.addrs[0]);
+    stop_serving();
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(srv.a_queries[i] + srv.aaaa_queries[i], 0);
+}
+END_TEST
+
 Suite *resolver_suite(void)
 {
     Suite *s = suite_create("resolver");
@@ -430,5 +570,13 @@ Suite *resolver_suite(void)
     tcase_add_test(tc, a_changed_configuration_is_read_again);
     tcase_add_test(tc, servers_and_descriptions);
     suite_add_tcase(s, tc);
+    TCase *waiting = tcase_create("resolve_host");
+    tcase_add_checked_fixture(waiting, setup_waiting, teardown_waiting);
+    tcase_add_test(waiting, a_lookup_that_waits_gets_the_answer);
+    tcase_add_test(waiting, a_lookup_that_waits_refuses_private_addresses);
+    tcase_add_test(waiting, a_lookup_that_waits_fails_for_no_such_name);
+    tcase_add_test(waiting, a_lookup_that_waits_gives_up_at_its_deadline);
+    tcase_add_test(waiting, a_lookup_that_waits_needs_no_query_for_addresses_or_hosts_file);
+    suite_add_tcase(s, waiting);
     return s;
 }

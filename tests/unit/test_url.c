@@ -1,4 +1,4 @@
-/* url: the strict https URL parser of POST /v1/webhooks. */
+/* url: the strict https URL parser of POST /v1/webhooks and of market-webhookd. */
 #include <stdio.h>
 #include <string.h>
 
@@ -61,6 +61,28 @@ START_TEST(accepts_https)
         ck_assert_str_eq(u.host, cases[i].host);
         ck_assert_int_eq(u.host_kind, cases[i].kind);
         ck_assert_uint_eq(u.port, cases[i].port);
+    }
+}
+END_TEST
+
+/* Where the path (and query) begins: what market-webhookd asks the receiver for. */
+START_TEST(path_follows_the_authority)
+{
+    static const struct {
+        const char *in, *path;
+    } cases[] = {
+        {"https://example.com", ""},
+        {"https://example.com/", "/"},
+        {"https://Example.com:8443/A/%7E?x=1", "/A/%7E?x=1"},
+        {"https://example.com?x=/y", "?x=/y"},
+        {"https://[::1]:9000/v6", "/v6"},
+        {"https://1.2.3.4/a/../b?c?d", "/a/../b?c?d"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        url_parts u;
+        ck_assert_msg(parse(cases[i].in, &u) == URL_OK, "%s", cases[i].in);
+        ck_assert_uint_le(u.path, u.len);
+        ck_assert_str_eq(u.text + u.path, cases[i].path);
     }
 }
 END_TEST
@@ -220,6 +242,7 @@ Suite *url_suite(void)
     Suite *s = suite_create("url");
     TCase *tc = tcase_create("parse");
     tcase_add_test(tc, accepts_https);
+    tcase_add_test(tc, path_follows_the_authority);
     tcase_add_test(tc, http_is_told_apart);
     tcase_add_test(tc, authority_refused);
     tcase_add_test(tc, characters_refused);

@@ -39,11 +39,11 @@ bool subscription_check_host(request *r)
     netcheck_status status;
     switch (resolve_host(r->in.url->host, DNS_DEADLINE_MS, NULL, r->w->cfg.webhook_allow_private,
                          &status, &res)) {
-    case RESOLVE_OK:
+    case RESOLVER_OK:
         break;
-    case RESOLVE_FAILED:
+    case RESOLVER_FAILED:
         return respond_invalid(r, "url_not_allowed", "url", "the host of url does not resolve");
-    case RESOLVE_TIMED_OUT:
+    case RESOLVER_TIMED_OUT:
         return respond_invalid(r, "url_not_allowed", "url",
                                "the host of url did not resolve within %d ms", DNS_DEADLINE_MS);
     }

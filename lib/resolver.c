@@ -1,6 +1,7 @@
-/* resolver: market-webhookd's many lookups at once, inside its loop (lib/resolve.c is
- * market-api's single lookup that waits). Beside c-ares' own work it keeps a deadline per
- * lookup, one lookup per host shared by its deliveries, and follows a rewritten
+/* resolver: the project's one wrapper of c-ares, for lookups that must not block a loop:
+ * market-webhookd's many at once inside its event loop, and market-api's single one
+ * (resolve.c, which waits on it with poll()). Beside c-ares' own work it keeps a deadline
+ * per lookup, one lookup per host shared by its slots, and follows a rewritten
  * resolv.conf, which c-ares 1.18 reads only once. */
 #include "resolver.h"
 
@@ -18,8 +19,9 @@
 
 typedef struct lookup lookup;
 
-/* One name being resolved, and the deliveries that wait for it. It lives until c-ares is
- * done with it (its callback ran), its answer is known and every waiting slot got it. */
+/* One name being resolved, and the slots (the drainer's deliveries) that wait for it. It
+ * lives until c-ares is done with it (its callback ran), its answer is known and every
+ * waiting slot got it. */
 struct lookup {
     lookup *next;
     char *host;
@@ -31,7 +33,7 @@ struct lookup {
     struct ares_addrinfo *ai; /* the answer (OK) */
     const struct sockaddr **addrs;
     size_t naddrs;
-    int *slots; /* the deliveries that wait for the answer */
+    int *slots; /* the callers' slots (deliveries) that wait for the answer */
     size_t nslots, capslots;
     size_t handed; /* slots[0..handed) got the answer */
 };
@@ -64,7 +66,7 @@ struct resolver {
     size_t nsocks, capsocks;
 };
 
-/* c-ares opens, changes and closes its sockets through this: the set the drainer waits on. */
+/* c-ares opens, changes and closes its sockets through this: the set the caller waits on. */
 static void on_socket_state(void *data, ares_socket_t fd, int readable, int writable)
 {
     resolver *rs = data;
@@ -308,13 +310,13 @@ unsigned resolver_nfds(const resolver *rs)
     return (unsigned)rs->nsocks;
 }
 
-unsigned resolver_wait_fds(const resolver *rs, struct curl_waitfd *fds, unsigned max)
+unsigned resolver_wait_fds(const resolver *rs, struct pollfd *fds, unsigned max)
 {
     unsigned n = 0;
     for (size_t i = 0; i < rs->nsocks && n < max; i++) {
-        short events = (short)((rs->socks[i].readable ? CURL_WAIT_POLLIN : 0) |
-                               (rs->socks[i].writable ? CURL_WAIT_POLLOUT : 0));
-        fds[n++] = (struct curl_waitfd){rs->socks[i].fd, events, 0};
+        short events =
+            (short)((rs->socks[i].readable ? POLLIN : 0) | (rs->socks[i].writable ? POLLOUT : 0));
+        fds[n++] = (struct pollfd){.fd = rs->socks[i].fd, .events = events};
     }
     return n;
 }
@@ -344,7 +346,7 @@ int resolver_wait_ms(const resolver *rs, int max_ms)
 
 /* Lookups whose deadline passed are answered RESOLVER_TIMED_OUT; their queries go on in
  * c-ares. c-ares 1.18 cannot drop one query, only all of them, so they are dropped once
- * no lookup that deliveries wait for runs beside them (at once, in the usual case of one
+ * no lookup that slots wait for runs beside them (at once, in the usual case of one
  * name that hangs). */
 static void expire(resolver *rs)
 {
@@ -381,19 +383,19 @@ static void sweep(resolver *rs)
     }
 }
 
-void resolver_process(resolver *rs, const struct curl_waitfd *fds, unsigned n)
+void resolver_process(resolver *rs, const struct pollfd *fds, unsigned n)
 {
     sweep(rs);
     for (unsigned i = 0; i < n; i++) {
-        /* Read whenever c-ares waits to read, whatever the wait said: libcurl reports
-         * only POLLIN/POLLOUT/POLLPRI, not the POLLERR of a UDP socket whose server
-         * refused (ICMP), which c-ares learns by reading (EAGAIN is harmless). */
+        /* Read whenever c-ares waits to read, whatever the wait said: libcurl's wait
+         * reports only POLLIN/POLLOUT/POLLPRI, not the POLLERR of a UDP socket whose
+         * server refused (ICMP), which c-ares learns by reading (EAGAIN is harmless). */
         bool wants_read = false;
         for (size_t k = 0; k < rs->nsocks; k++)
             if (rs->socks[k].fd == fds[i].fd)
                 wants_read = rs->socks[k].readable;
         ares_socket_t rd = wants_read ? fds[i].fd : ARES_SOCKET_BAD;
-        ares_socket_t wr = (fds[i].revents & CURL_WAIT_POLLOUT) ? fds[i].fd : ARES_SOCKET_BAD;
+        ares_socket_t wr = (fds[i].revents & POLLOUT) ? fds[i].fd : ARES_SOCKET_BAD;
         if (rd != ARES_SOCKET_BAD || wr != ARES_SOCKET_BAD)
             ares_process_fd(rs->channel, rd, wr);
     }

@@ -1,21 +1,23 @@
-/* resolver: the drainer's name lookups, with c-ares, without blocking its loop.
+/* resolver: name lookups with c-ares that never block the caller's loop; the one home of
+ * c-ares in the project.
  *
- * getaddrinfo blocks the thread that calls it for as long as the DNS server takes, and
+ * getaddrinfo blocks the thread that calls it for as long as the DNS server takes.
  * market-webhookd has one thread: one receiver whose name resolves slowly would hold up
  * every other delivery. Here each lookup is a c-ares query whose sockets and timers the
- * drainer waits on together with libcurl's and the database's (the same
- * curl_multi_poll), so a slow name delays only the deliveries that wait for it.
+ * caller waits on with its own (the drainer: in the same curl_multi_poll as libcurl's and
+ * the database's), so a slow name delays only what waits for it. market-api's one lookup
+ * that waits (resolve.h) is this resolver with a single lookup, waited on with poll().
  *
  * c-ares reads /etc/resolv.conf (servers, search domains, ndots, timeout and attempts)
  * when the resolver is created and again after the file changed (looked for at every new
- * lookup), and /etc/hosts at every lookup, as the system resolver does. Deliveries to
- * one host share its lookup while it runs. Each lookup has a
- * deadline: when it has no answer by then its deliveries get RESOLVER_TIMED_OUT (the
- * query is dropped once no other lookup shares c-ares with it). */
-#ifndef MARKET_WEBHOOKD_RESOLVER_H
-#define MARKET_WEBHOOKD_RESOLVER_H
+ * lookup), and /etc/hosts at every lookup, as the system resolver does. Slots that ask
+ * for one host share its lookup while it runs. Each lookup has a deadline: when it has no
+ * answer by then its slots get RESOLVER_TIMED_OUT (the query is dropped once no other
+ * lookup shares c-ares with it). */
+#ifndef MARKET_RESOLVER_H
+#define MARKET_RESOLVER_H
 
-#include <curl/curl.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
@@ -49,15 +51,16 @@ void resolver_servers(const resolver *rs, char *out, size_t outlen);
 /* Drops the lookups still running; their slots get no answer. */
 void resolver_destroy(resolver *rs);
 
-/* Resolves host (a name, lower case) for the delivery in slot: joins the running lookup
- * of the same host, if any. The answer comes from resolver_next_done, possibly at once
- * (/etc/hosts). */
+/* Resolves host (a name, lower case) for the caller's slot (the drainer's: a delivery):
+ * joins the running lookup of the same host, if any. The answer comes from
+ * resolver_next_done, possibly at once (/etc/hosts). */
 void resolver_lookup(resolver *rs, const char *host, int slot);
 
-/* The sockets to wait on: fills fds (at most max of them) and returns how many there
- * are; resolver_nfds says how many that will be. */
+/* The sockets to wait on, as poll() takes them (POLLIN, POLLOUT; revents 0): fills fds (at
+ * most max of them) and returns how many there are; resolver_nfds says how many that will
+ * be. A caller whose wait takes another type (libcurl's) converts them. */
 unsigned resolver_nfds(const resolver *rs);
-unsigned resolver_wait_fds(const resolver *rs, struct curl_waitfd *fds, unsigned max);
+unsigned resolver_wait_fds(const resolver *rs, struct pollfd *fds, unsigned max);
 
 /* How long the wait may last, at most max_ms: until c-ares' next retransmission or the
  * nearest deadline; 0 when an answer is ready. */
@@ -66,7 +69,7 @@ int resolver_wait_ms(const resolver *rs, int max_ms);
 /* After the wait: reads what arrived on the sockets that resolver_wait_fds gave (fds with
  * their revents filled by the wait), retransmits what is due and expires the lookups past
  * their deadline. */
-void resolver_process(resolver *rs, const struct curl_waitfd *fds, unsigned n);
+void resolver_process(resolver *rs, const struct pollfd *fds, unsigned n);
 
 /* The finished lookups, one waiting slot at a time: true with *slot and *out filled
  * (out->addrs valid until the next call), until false. */
@@ -75,9 +78,9 @@ bool resolver_next_done(resolver *rs, int *slot, resolver_answer *out);
 /* How many times the configuration was read again after conf_path changed. */
 int resolver_reloads(const resolver *rs);
 
-/* Lookups that deliveries still wait for. */
+/* Lookups that slots still wait for. */
 int resolver_waiting(const resolver *rs);
-/* Queries c-ares still runs, those whose deliveries gave up on them included. */
+/* Queries c-ares still runs, those whose slots gave up on them included. */
 int resolver_queries(const resolver *rs);
 
 /* The attempt's error for a lookup that c-ares ended with status (an ARES_ code). */
