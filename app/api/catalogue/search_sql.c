@@ -50,8 +50,10 @@ static void add_filters(buf *sql, int filters, const char *a, int first_param)
  * (sql/migrations/018_whole_pages.sql) finds the page's ids rank by rank, each rank
  * by a bounded walk in id order or, when that finds no page, through a GIN index
  * (its parameters: search_sql.h). */
+/* The prepared statements keep the route's name (products_list_*): it is what the log
+ * lines of a cancelled statement and pg_stat_statements show operators. */
 db_stmt search_sql_relevance = {
-    "search_sql_relevance",
+    "products_list_relevance",
     "SELECT " PRODUCT_ITEM_COLUMNS ", s.match_rank::text"
     " FROM market_relevance_page($1, $2::int, $3, $4, $5, $6::numeric, $7::numeric,"
     " $8::int, $9) WITH ORDINALITY s(match_id, match_rank, i)"
@@ -189,7 +191,7 @@ db_stmt *search_sql_statement(int filters, enum list_sort sort)
     }
 
     char *name = xmalloc(40);
-    snprintf(name, 40, "search_sql_%d_%d", filters, (int)sort);
+    snprintf(name, 40, "products_list_%d_%d", filters, (int)sort);
     s->name = name;
     s->sql = sql.data; /* kept for the life of the process, like the statement */
     s->nparams = n;
