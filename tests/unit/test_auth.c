@@ -7,6 +7,7 @@
 #include "api/keys/auth.h"
 #include "api/keys/auth_rules.h"
 #include "unit.h"
+#include "unit_request.h"
 
 #define RANDOM_32 "abcdefghijklmnopqrstuvwxyzABCDEF"
 #define TEST_KEY "sk_test_" RANDOM_32
@@ -153,30 +154,16 @@ START_TEST(each_refusal_is_answered_as_the_contract_says)
 END_TEST
 
 /* auth.c's own answers, on a request without a database. */
-static arena a;
-static buf body, headers;
-static worker w;
-static request r;
+static unit_request t;
 
 static void setup(void)
 {
-    arena_init(&a, 4096);
-    buf_init(&body, 1024);
-    buf_init(&headers, 256);
-    memset(&w, 0, sizeof w);
-    memset(&r, 0, sizeof r);
-    r.w = &w;
-    r.arena = &a;
-    r.body = &body;
-    r.headers = &headers;
-    r.request_id = "req_test";
+    unit_request_open(&t);
 }
 
 static void teardown(void)
 {
-    buf_free(&body);
-    buf_free(&headers);
-    arena_free(&a);
+    unit_request_close(&t);
 }
 
 START_TEST(auth_begin_refuses_the_headers_form_before_any_database_work)
@@ -191,34 +178,34 @@ START_TEST(auth_begin_refuses_the_headers_form_before_any_database_work)
          "WWW-Authenticate: Bearer realm=\"market\", error=\"invalid_token\"\r\n"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        buf_clear(&headers);
-        r.authorization = cases[i].authorization;
+        buf_clear(&t.headers);
+        t.r.authorization = cases[i].authorization;
         auth_query q;
-        ck_assert(!auth_begin(&r, &q));
-        ck_assert_int_eq(r.status, 401);
-        ck_assert_str_eq(unit_error_field(body.data, "code"), cases[i].code);
-        ck_assert_str_eq(headers.data, cases[i].www_authenticate); /* no rate headers yet */
-        ck_assert(!r.rate_known);
+        ck_assert(!auth_begin(&t.r, &q));
+        ck_assert_int_eq(t.r.status, 401);
+        ck_assert_str_eq(unit_error_field(t.body.data, "code"), cases[i].code);
+        ck_assert_str_eq(t.headers.data, cases[i].www_authenticate); /* no rate headers yet */
+        ck_assert(!t.r.rate_known);
     }
 }
 END_TEST
 
 START_TEST(a_read_only_key_has_the_two_read_scopes)
 {
-    r.caller.read_write = false;
-    ck_assert(auth_has_scope(&r, "products:read"));
-    ck_assert(auth_has_scope(&r, "orders:read"));
+    t.r.caller.read_write = false;
+    ck_assert(auth_has_scope(&t.r, "products:read"));
+    ck_assert(auth_has_scope(&t.r, "orders:read"));
     static const char *const refused[] = {"downloads:write", "webhooks:read", "webhooks:write"};
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
-        ck_assert_msg(!auth_has_scope(&r, refused[i]), "%s", refused[i]);
-        ck_assert(!auth_require_scope(&r, refused[i]));
-        ck_assert_int_eq(r.status, 403);
-        ck_assert_str_eq(unit_error_field(body.data, "code"), "insufficient_scope");
-        ck_assert(strstr(body.data, refused[i]) != NULL); /* the 403 names the scope */
+        ck_assert_msg(!auth_has_scope(&t.r, refused[i]), "%s", refused[i]);
+        ck_assert(!auth_require_scope(&t.r, refused[i]));
+        ck_assert_int_eq(t.r.status, 403);
+        ck_assert_str_eq(unit_error_field(t.body.data, "code"), "insufficient_scope");
+        ck_assert(strstr(t.body.data, refused[i]) != NULL); /* the 403 names the scope */
     }
-    r.caller.read_write = true;
+    t.r.caller.read_write = true;
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
-        ck_assert(auth_require_scope(&r, refused[i]));
+        ck_assert(auth_require_scope(&t.r, refused[i]));
 }
 END_TEST
 

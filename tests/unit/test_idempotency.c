@@ -6,6 +6,7 @@
 
 #include "api/keys/idempotency.h"
 #include "unit.h"
+#include "unit_request.h"
 
 START_TEST(without_a_header_there_is_no_key)
 {
@@ -159,39 +160,26 @@ START_TEST(no_two_splits_of_the_same_bytes_share_a_fingerprint)
 END_TEST
 
 /* idem_begin's own answers, on a request without a database. */
-static buf body, headers;
-static worker w;
-static request r;
+static unit_request t;
 
 static void request_setup(void)
 {
-    setup();
-    buf_init(&body, 1024);
-    buf_init(&headers, 256);
-    memset(&w, 0, sizeof w);
-    memset(&r, 0, sizeof r);
-    r.w = &w;
-    r.arena = &a;
-    r.body = &body;
-    r.headers = &headers;
-    r.request_id = "req_test";
-    r.method = "POST";
+    unit_request_open(&t);
+    t.r.method = "POST";
 }
 
 static void request_teardown(void)
 {
-    buf_free(&body);
-    buf_free(&headers);
-    teardown();
+    unit_request_close(&t);
 }
 
 START_TEST(without_a_key_idem_begin_claims_nothing)
 {
     idem_state st = {.active = true};
-    ck_assert(idem_begin(&r, LINK_ROUTE, &st));
+    ck_assert(idem_begin(&t.r, LINK_ROUTE, &st));
     ck_assert(!st.active);
-    ck_assert_int_eq(r.status, 0); /* nothing answered: the handler answers */
-    ck_assert(idem_guard(&r, &st));
+    ck_assert_int_eq(t.r.status, 0); /* nothing answered: the handler answers */
+    ck_assert(idem_guard(&t.r, &st));
 }
 END_TEST
 
@@ -207,15 +195,15 @@ START_TEST(idem_begin_refuses_the_headers_form_naming_it)
         {"\xc3\xa9", false, "Idempotency-Key must be 1 to 255 printable ASCII characters"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        r.idempotency_key = cases[i].key;
-        r.idempotency_key_repeated = cases[i].repeated;
+        t.r.idempotency_key = cases[i].key;
+        t.r.idempotency_key_repeated = cases[i].repeated;
         idem_state st;
-        ck_assert(!idem_begin(&r, LINK_ROUTE, &st));
+        ck_assert(!idem_begin(&t.r, LINK_ROUTE, &st));
         ck_assert(!st.active);
-        ck_assert_int_eq(r.status, 400);
-        ck_assert_str_eq(unit_error_field(body.data, "code"), "idempotency_key_invalid");
-        ck_assert_str_eq(unit_error_field(body.data, "param"), "Idempotency-Key");
-        ck_assert_str_eq(unit_error_field(body.data, "message"), cases[i].message);
+        ck_assert_int_eq(t.r.status, 400);
+        ck_assert_str_eq(unit_error_field(t.body.data, "code"), "idempotency_key_invalid");
+        ck_assert_str_eq(unit_error_field(t.body.data, "param"), "Idempotency-Key");
+        ck_assert_str_eq(unit_error_field(t.body.data, "message"), cases[i].message);
     }
 }
 END_TEST
