@@ -39,6 +39,9 @@
 #   prop UNIT PROPERTY      systemctl show -P PROPERTY UNIT, in the container
 #   wait_until S COMMAND... true once COMMAND succeeds, polled every 0.2 s for S seconds
 #   now_ms                  this machine's clock in ms
+#   nginx_workers, old_workers_gone PIDS, reload_nginx
+#                           nginx reloaded and its new workers serving (see there)
+#   figures FILE            "p50 X ms, p99 Y ms, max Z ms (n N)" of FILE's numbers
 #   step NAME START         the time since START (a $SECONDS) as step NAME, in TIMINGS
 #   stop_container          poweroff, then after 30 s SIGKILL (the cleanup calls it too)
 #   give_up NAME [DETAIL]   a FAIL line, the tally, exit 1
@@ -350,6 +353,31 @@ wait_until() {
     done
 }
 now_ms() { date +%s%3N; }
+# nginx's reload returns once its master has the signal, before the new workers serve the
+# new configuration; the master starts them before it retires the old ones, so a caller
+# that needs the new configuration waits until the old workers are gone:
+#   nginx_workers             the container's nginx worker PIDs, space-separated
+#   old_workers_gone PIDS     true once none of PIDS is left
+#   reload_nginx              nginx -t, systemctl reload nginx, and that wait (15 s at most)
+nginx_workers() { in_ct pgrep -d ' ' -f '^nginx: worker process' || true; }
+old_workers_gone() {
+    local pid
+    for pid in $1; do in_ct kill -0 "$pid" 2>/dev/null && return 1; done
+    return 0
+}
+reload_nginx() {
+    local old
+    old=$(nginx_workers)
+    in_ct nginx -t -q && in_ct systemctl reload nginx && wait_until 15 old_workers_gone "$old"
+}
+# figures FILE: "p50 X ms, p99 Y ms, max Z ms (n N)" of the numbers of FILE, one a line (the
+# median; p99 the value at rank round(0.99 (n - 1)), as bench/coldstart).
+figures() {
+    sort -n "$1" | awk '{ v[NR] = $1 }
+        END { if (NR == 0) { print "none"; exit }
+              p50 = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+              printf "p50 %.1f ms, p99 %.1f ms, max %.1f ms (n %d)\n", p50, v[int(0.99 * (NR - 1) + 0.5) + 1], v[NR], NR }'
+}
 
 # ---------------------------------------------------------------------------------------
 # The installation, under systemd, offline: apt takes the downloaded archives.
