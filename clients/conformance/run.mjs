@@ -115,14 +115,12 @@ function check(name, exp, res, seen, key) {
     must(h.duration_ms >= TIMEOUT_MS * 0.8 && h.duration_ms < SLOW_MS - 200, `attempt ${i + 1} lasted ${Math.round(h.duration_ms)} ms, timeout ${TIMEOUT_MS} ms`);
   }
   // Waits between attempts: Retry-After when given, else the back-off (0.5 s doubling, times 0.5..1).
-  // A wait runs from the end of the previous attempt to the start of the next. The server
-  // answers a status at once, on arrival: the wait is from that arrival. For a reset, a cut
-  // body or a slow answer, the attempt ended on the client's side: its arrival plus the
-  // attempt's duration as the hook saw it (which also counts what the client did before
-  // sending, tens of milliseconds for a first call in a fresh process: that would make an
-  // answered attempt's wait look shorter than it was).
-  const gaps = seen.slice(1).map((s, i) =>
-    s.t - seen[i].t - (typeof seen[i].answer === 'number' ? 0 : (hook[i]?.duration_ms ?? 0)));
+  // A wait runs from the end of the previous attempt to the start of the next, both on the
+  // server's clock: the end is when the server answered, reset or cut the connection, or (for
+  // a slow answer) when the client closed it on giving up. (The hook's duration would be on
+  // the client's clock and also count what the client did before sending, tens of
+  // milliseconds for a first call in a fresh process: a wait would look that much shorter.)
+  const gaps = seen.slice(1).map((s, i) => s.t - (seen[i].ended ?? seen[i].t));
   (exp.gaps ?? []).forEach(([lo, hi], i) => {
     if (gaps[i] !== undefined) must(gaps[i] >= lo && gaps[i] <= hi, `wait ${i + 1} was ${Math.round(gaps[i])} ms, want ${lo}..${hi} (Retry-After)`);
   });

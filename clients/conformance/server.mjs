@@ -62,7 +62,7 @@ export const CASES = {
 const ID = /([a-z]+)\.([a-z0-9_]+)\.([A-Za-z0-9]+)/;
 
 export function startServer(port = 0) {
-  const log = new Map(); // id -> [{method, path, headers, t}]
+  const log = new Map(); // id -> [{method, path, headers, t, ended}]
   const sockets = new Set();
   const server = http.createServer((req, res) => {
     const chunks = [];
@@ -87,26 +87,38 @@ export function startServer(port = 0) {
       const n = seen.length;
       const step = c.script[Math.min(n, c.script.length - 1)];
       const requestId = `req_${m[2]}_${n + 1}`;
-      seen.push({
+      const entry = {
         method: req.method, path: req.url, headers: req.headers, t: performance.now(), body: Buffer.concat(chunks).toString(),
         answer: typeof step === 'string' ? step : step.status, requestId,
-      });
+      };
+      seen.push(entry);
+      // When the attempt ended, on this clock: the answer sent, the reset or the cut made, or
+      // (for 'slow') the client's side closing the connection when it gave up.
+      const ended = () => { entry.ended ??= performance.now(); };
       const answer = (s) => {
         const body = JSON.stringify(typeof s.body === 'function' ? s.body(id) : s.body);
         res.writeHead(s.status, {
           'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': requestId, ...(s.headers ?? {}),
         });
         res.end(body);
+        ended();
       };
       if (step === 'reset') {
         req.socket.resetAndDestroy();
+        ended();
       } else if (step === 'cut') {
         res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': '1000', 'X-Request-Id': requestId });
         res.write('{"id":"prod_1","ti');
-        setTimeout(() => req.socket.destroy(), 50);
+        setTimeout(() => {
+          req.socket.destroy();
+          ended();
+        }, 50);
       } else if (step === 'slow') {
         const timer = setTimeout(() => answer(OK(c.call === 'post' ? LINK : PRODUCT)), SLOW_MS);
-        req.socket.on('close', () => clearTimeout(timer));
+        req.socket.on('close', () => {
+          clearTimeout(timer);
+          ended();
+        });
       } else {
         answer(step);
       }
