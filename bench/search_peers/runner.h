@@ -1,5 +1,6 @@
-/* bench/search_peers/runner.h: what the three search programs of `bench/run --only
- * search-peers` share (market over HTTP, SQLite FTS5 and Xapian in process):
+/* bench/search_peers/runner.h: what the four search programs of `bench/run --only
+ * search-peers` share (market over HTTP, market's page statement over libpq, SQLite FTS5
+ * and Xapian in process):
  *
  *   - the plan (peers_expect writes it from market's PostgreSQL): every shape of
  *     bench/shapes.txt with PostgreSQL's own websearch_to_tsquery('english', q) as text,
