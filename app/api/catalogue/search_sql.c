@@ -5,7 +5,8 @@
  * always parameters), so each shape gets a plan that uses the index made for it (see
  * 001_core.sql) instead of one generic plan full of "param IS NULL OR" branches. The
  * relevance walk and the search helpers it calls are SQL functions of the migrations
- * (018_whole_pages.sql, 020_walks_stop_at_the_page.sql). */
+ * (018_whole_pages.sql, 020_walks_stop_at_the_page.sql,
+ * 021_rank_titles_planned_each_time.sql). */
 #include "search_sql.h"
 
 #include <stdio.h>
