@@ -117,15 +117,9 @@ static PGconn *connect_with_defaults(db *d, bool wait, const db_host *host)
 /* Sets up a connection that has just opened; false (connection dropped) on failure. */
 static bool session_setup(db *d)
 {
-    /* Timestamps travel as text in cursors: fix their form for the session. Notices
-     * (a search of only stop words, say) are not errors and must not reach the log.
-     * Statements here are short and many run at once: no parallel workers, which also
-     * keeps a UNION ALL's branches in their written order (the relevance search relies
-     * on it to read its second rank only when the first runs out). */
+    /* The common settings (db.h says why); notices must not reach the log either. */
     PQsetNoticeProcessor(d->conn, log_notice, NULL);
-    PGresult *res = PQexec(d->conn, "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; "
-                                    "SET client_min_messages = warning; "
-                                    "SET max_parallel_workers_per_gather = 0");
+    PGresult *res = PQexec(d->conn, DB_SESSION_SETTINGS_SQL);
     bool set_ok = PQresultStatus(res) == PGRES_COMMAND_OK;
     PQclear(res);
     if (set_ok && d->statement_timeout[0] != '\0') {

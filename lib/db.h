@@ -84,8 +84,19 @@ void db_listen(db *d, const char *channel);
  * stale; db_consume reads what arrived without a statement. */
 bool db_notified(db *d, const char *channel);
 
-/* SQL run on every new connection after the common settings (UTC, ISO dates, warnings
- * only, no parallel workers), such as a program's own SET commands. */
+/* The common settings every new connection runs first: timestamps travel as text in
+ * cursors, so their form is fixed (UTC, ISO dates); notices (a search of only stop words,
+ * say) are not errors; statements here are short and many run at once, so no parallel
+ * workers, which also keeps a UNION ALL's branches in their written order. */
+#define DB_SESSION_SETTINGS_SQL                                                                    \
+    "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; SET client_min_messages = warning; "        \
+    "SET max_parallel_workers_per_gather = 0"
+/* Every statement planned once per session, whatever its values (the API's workers:
+ * app/api/http/worker.c says why); it reaches the statements inside SQL functions too. */
+#define DB_PLAN_ONCE_SQL "SET plan_cache_mode = force_generic_plan"
+
+/* SQL run on every new connection after DB_SESSION_SETTINGS_SQL, such as a program's own
+ * SET commands. */
 void db_set_session(db *d, const char *sql);
 /* `to` gets the statement timeout and session settings of `from`, for its next session. */
 void db_copy_session(db *to, const db *from);

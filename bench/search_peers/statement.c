@@ -129,13 +129,11 @@ int main(int argc, char **argv)
      * app/api/http/worker.c's session SQL (PEERS_SESSION_SQL replaces the latter, to
      * compare another plan cache mode, say). */
     const char *session = getenv("PEERS_SESSION_SQL");
-    PGresult *res = PQexec(c.pg, "SET TimeZone = 'UTC'; SET DateStyle = 'ISO, YMD'; "
-                                 "SET client_min_messages = warning; "
-                                 "SET max_parallel_workers_per_gather = 0");
+    PGresult *res = PQexec(c.pg, DB_SESSION_SETTINGS_SQL);
     if (PQresultStatus(res) != PGRES_COMMAND_OK)
         die("session setup: %s", PQresultErrorMessage(res));
     PQclear(res);
-    res = PQexec(c.pg, session != NULL ? session : "SET plan_cache_mode = force_generic_plan");
+    res = PQexec(c.pg, session != NULL ? session : DB_PLAN_ONCE_SQL);
     if (PQresultStatus(res) != PGRES_COMMAND_OK)
         die("session setup: %s", PQresultErrorMessage(res));
     PQclear(res);

@@ -43,7 +43,7 @@ bool worker_init(worker *w, const char *version)
      * the page statements (a LIMIT and a category it cannot see make the generic plan look
      * dear), although the generic one is the same index scan: planning was a large share
      * of the database's CPU per request (README, "The engine without the cache"). */
-    db_set_session(w->db, "SET plan_cache_mode = force_generic_plan");
+    db_set_session(w->db, DB_PLAN_ONCE_SQL);
     serve_init(w);
     auth_init(w);
     /* Connect now if we can (requests reconnect if we cannot), unless the pool stops when
