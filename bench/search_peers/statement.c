@@ -4,10 +4,10 @@
  * prepared once on one libpq connection with the worker's session settings (lib/db.c's
  * session_setup and worker.c's plan_cache_mode = force_generic_plan, which reaches the
  * statements inside the relevance function too) and executed with the parameters
- * products_list.c binds, one page at a time. The time is PQexecPrepared's: the round trip to PostgreSQL and its work, no
- * nginx, no worker, no JSON, which is the level of FTS5's and Xapian's in-process queries
- * beside it (an embedded engine has no server to reach: the round trip on a Unix socket
- * stays in market's figure, some 0.05 ms).
+ * products_list.c binds, one page at a time. The time is PQexecPrepared's: the round
+ * trip to PostgreSQL and its work, no nginx, no worker, no JSON, which is the level of
+ * FTS5's and Xapian's in-process queries beside it (an embedded engine has no server to
+ * reach: the round trip on a Unix socket stays in market's figure, some 0.05 ms).
  *
  *   MARKET_DB=... [PEERS_SESSION_SQL=...] peers_statement run PLAN [--requests N]
  *       [--budget S] [--only TEXT]

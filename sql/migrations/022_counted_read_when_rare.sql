@@ -153,7 +153,10 @@ BEGIN
         -- words or more only when its words are in many titles (one in 16 of the rows the
         -- walk read, counted on the index of ids and titles), where reading the titles
         -- that hold them all costs that intersection too; else those titles, few, are
-        -- read first (022_counted_read_when_rare.sql).
+        -- read first (022_counted_read_when_rare.sql). The count reads the walk's rows
+        -- again rather than being kept by the walk: a running count in the walk's window
+        -- cost every walk of every rank ~0.5 us a row, this one read only the failed
+        -- top-rank walks.
         v_titled := 0;
         IF NOT v_walked AND NOT v_counted AND v_rank >= 2 AND v_rank = cardinality(v_words) THEN
             SELECT count(*) INTO v_titled
