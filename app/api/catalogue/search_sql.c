@@ -6,7 +6,8 @@
  * 001_core.sql) instead of one generic plan full of "param IS NULL OR" branches. The
  * relevance walk and the search helpers it calls are SQL functions of the migrations
  * (018_whole_pages.sql, 020_walks_stop_at_the_page.sql,
- * 021_rank_titles_planned_each_time.sql, 022_counted_read_when_rare.sql). */
+ * 021_rank_titles_planned_each_time.sql, 022_counted_read_when_rare.sql,
+ * 023_title_pairs.sql). */
 #include "search_sql.h"
 
 #include <stdio.h>
