@@ -69,9 +69,6 @@ BEGIN
     IF cardinality(v_words) > 0 THEN
         v_any := array_to_string(v_lits, ' | ')::tsquery;
     END IF;
-    IF cardinality(v_words) >= 2 THEN
-        v_pairs := market_title_pairs(array_to_tsvector(v_words));
-    END IF;
 
     v_rank := least(coalesce(p_rank, cardinality(v_words)), cardinality(v_words));
     WHILE v_need > 0 AND v_rank >= 0 LOOP
@@ -220,7 +217,9 @@ BEGIN
             -- index of titles alone (its entries are the rank's titles; coalesce hides q's
             -- other conditions from the planner).
             SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off;
-            IF v_rank = cardinality(v_words) AND v_pairs IS NOT NULL THEN
+            IF v_rank = cardinality(v_words) AND v_rank >= 2 THEN
+                -- (Written here, not for every page: most pages never read the titles.)
+                v_pairs := market_title_pairs(array_to_tsvector(v_words));
                 v_ids := ARRAY(
                     SELECT t.id
                       FROM (SELECT p.id, p.mode, p.title_search, p.search, p.category,
